@@ -1,0 +1,5 @@
+import sys
+
+from sourcecheck.cli import main
+
+sys.exit(main())

@@ -1,0 +1,61 @@
+"""POST /check: NDJSON events as verdicts are known, or one JSON object with Accept: application/json."""
+
+import json
+import logging
+
+from flask import Blueprint, Response, current_app, request
+
+from sourcecheck.api import get_services
+from sourcecheck.check import CheckOptions, check_text
+from sourcecheck.errors import BadRequest, SourcecheckError
+
+bp = Blueprint("check", __name__)
+log = logging.getLogger(__name__)
+
+
+@bp.post("/check")
+def check():
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise BadRequest('Send a JSON object like {"text": "..."}.')
+    text, documents, raw = body.get("text"), body.get("documents"), body.get("options") or {}
+    if not isinstance(text, str):
+        raise BadRequest("'text' must be a string.")
+    if documents is not None and not (isinstance(documents, list) and all(isinstance(d, str) for d in documents)):
+        raise BadRequest("'documents' must be a list of document ids.")
+    if not isinstance(raw, dict):
+        raise BadRequest("'options' must be an object.")
+    options = CheckOptions(revise=bool(raw.get("revise")), decompose=bool(raw.get("decompose")),
+                           top_k=current_app.config["SOURCECHECK"]["TOP_K"])
+    svc = get_services()
+    library = svc.library()
+    events = check_text(text, library, svc.judge(), documents or None, options,
+                        max_chars=current_app.config["SOURCECHECK"]["MAX_TEXT_CHARS"])
+    svc.model().prepare()  # a missing or broken model is a clear 503 now rather than an error mid-stream
+    if request.accept_mimetypes.best == "application/json":
+        return collect(events)
+    return Response(stream(events), mimetype="application/x-ndjson", headers={"X-Accel-Buffering": "no"})
+
+
+def collect(events):
+    out = {"ok": True, "sentences": [], "verdicts": [], "summary": None}
+    for event in events:
+        kind = event.pop("type")
+        if kind == "sentences":
+            out["sentences"] = event["sentences"]
+        elif kind == "verdict":
+            out["verdicts"].append(event)
+        else:
+            out["summary"] = event
+    return out
+
+
+def stream(events):
+    try:
+        for event in events:
+            yield json.dumps(event) + "\n"
+    except SourcecheckError as e:
+        yield json.dumps({"type": "error", "error": {"code": e.code, "message": e.message}}) + "\n"
+    except Exception as e:  # the stream has started: the status is sent, so the error goes in the stream
+        log.exception("check failed")
+        yield json.dumps({"type": "error", "error": {"code": "internal_error", "message": str(e)}}) + "\n"

@@ -1,0 +1,61 @@
+"""The library over HTTP: upload (ingested in the background), list, get, file, delete."""
+
+from flask import Blueprint, request, send_file
+
+from sourcecheck.api import get_services
+from sourcecheck.errors import BadRequest, SourcecheckError
+
+bp = Blueprint("documents", __name__)
+
+
+@bp.post("/documents")
+def upload():
+    files = request.files.getlist("file")
+    if not files:
+        raise BadRequest("Send one or more PDFs as multipart form fields named 'file'.", code="no_file")
+    svc = get_services()
+    library = svc.library()
+    added, rejected, created_any = [], [], False
+    for f in files:
+        try:
+            doc, created = library.add_pdf(f.read(), f.filename)
+        except SourcecheckError as e:
+            if len(files) == 1:
+                raise
+            rejected.append({"filename": f.filename, "error": {"code": e.code, "message": e.message}})
+            continue
+        if created or doc["status"] == "queued":
+            svc.queue_ingest(doc["id"])
+            created_any = True
+        added.append(doc)
+    if not added:  # every file was refused: report the first reason in the one error shape
+        first = rejected[0]["error"]
+        raise SourcecheckError(f"No file was added. {rejected[0]['filename']}: {first['message']}",
+                               code=first["code"], status=422)
+    body = {"ok": True, "documents": added}
+    if rejected:
+        body["rejected"] = rejected
+    return body, 202 if created_any else 200
+
+
+@bp.get("/documents")
+def list_documents():
+    return {"ok": True, "documents": get_services().library().list()}
+
+
+@bp.get("/documents/<doc_id>")
+def get_document(doc_id):
+    return {"ok": True, "document": get_services().library().get(doc_id)}
+
+
+@bp.get("/documents/<doc_id>/file")
+def get_file(doc_id):
+    library = get_services().library()
+    doc = library.get(doc_id)
+    return send_file(library.file_path(doc_id), mimetype="application/pdf", download_name=doc["filename"])
+
+
+@bp.delete("/documents/<doc_id>")
+def delete_document(doc_id):
+    get_services().library().delete(doc_id)
+    return {"ok": True}

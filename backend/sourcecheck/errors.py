@@ -1,0 +1,69 @@
+"""The error tree. The core raises these; the edges (API, CLI) turn them into the one error shape."""
+
+
+class SourcecheckError(Exception):
+    """Base class: a stable snake_case code, an HTTP status and a sentence for a person."""
+
+    code = "error"
+    status = 500
+
+    def __init__(self, message, code=None, status=None):
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        if status:
+            self.status = status
+
+
+class BadRequest(SourcecheckError):
+    code, status = "bad_request", 400
+
+
+class EmptyText(BadRequest):
+    code = "empty_text"
+
+
+class TextTooLong(SourcecheckError):
+    code, status = "text_too_long", 413
+
+
+class NotFound(SourcecheckError):
+    code, status = "not_found", 404
+
+
+class EmptyLibrary(SourcecheckError):
+    code, status = "empty_library", 409
+
+
+class PDFError(SourcecheckError):
+    """A PDF we cannot use; code says why (not_a_pdf, pdf_encrypted, pdf_corrupt, pdf_no_text, pdf_empty)."""
+
+    code, status = "pdf_invalid", 422
+
+
+class ModelError(SourcecheckError):
+    """The judge model is missing, broken, unreachable or answered garbage."""
+
+    code, status = "model_error", 503
+
+
+class ConfigError(SourcecheckError):
+    code, status = "config_error", 500
+
+
+class Forbidden(SourcecheckError):
+    code, status = "forbidden", 403
+
+
+class Unauthorized(SourcecheckError):
+    code, status = "unauthorized", 401
+
+
+class RateLimited(SourcecheckError):
+    code, status = "rate_limited", 429
+
+
+def error_body(code, message, status):
+    """The one error shape every endpoint returns."""
+    return {"ok": False, "error": {"code": code, "message": message}, "status": status}

@@ -1,0 +1,73 @@
+"""From retrieved chunks to evidence: rerank, drop overlaps, pick the verbatim quote, order for the prompt."""
+
+from dataclasses import dataclass
+
+from sourcecheck.text import content_words, numbers, split_sentences
+
+PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
+
+
+@dataclass
+class Evidence:
+    document_id: str
+    filename: str
+    page: int
+    quote: str  # verbatim (whitespace-normalised) text of the page: what the user sees and the viewer finds
+    passage: str  # the quote with its neighbouring sentences: what the judge reads
+    score: float  # relevance to the claim, 0..1
+    stance: str = "related"
+
+    def to_dict(self):
+        return {"document_id": self.document_id, "filename": self.filename, "page": self.page,
+                "quote": self.quote, "score": round(self.score, 3), "stance": self.stance}
+
+
+def select_evidence(claim, hits, filenames, k=5):
+    """Rerank hits for the claim, keep k that do not overlap, most relevant LAST (nearest the claim)."""
+    claim_words = set(content_words(claim))
+    claim_numbers = numbers(claim)
+    ranked = []
+    for hit in hits:
+        words = set(content_words(hit.text))
+        overlap = len(claim_words & words) / max(1, len(claim_words))
+        number_bonus = 0.1 * len(claim_numbers & numbers(hit.text)) / max(1, len(claim_numbers))
+        ranked.append((0.5 * max(hit.similarity, 0.0) + 0.5 * overlap + number_bonus, hit))
+    ranked.sort(key=lambda r: -r[0])
+    chosen = []
+    for score, hit in ranked:
+        if any(h.document_id == hit.document_id and h.page == hit.page and h.start < hit.end and hit.start < h.end
+               for _, h in chosen):
+            continue  # neighbouring chunks overlap: keep the better one
+        chosen.append((score, hit))
+        if len(chosen) == k:
+            break
+    evidence = [_evidence(claim_words, claim_numbers, score, hit, filenames) for score, hit in chosen]
+    return list(reversed(evidence))
+
+
+def _evidence(claim_words, claim_numbers, score, hit, filenames):
+    sentences = [s.text for s in split_sentences(hit.text)] or [hit.text]
+
+    def match(s):
+        return len(claim_words & set(content_words(s))) + len(claim_numbers & numbers(s))
+
+    best = max(range(len(sentences)), key=lambda i: match(sentences[i]))
+    lo, hi = best, best + 1
+    while True:  # widen the passage around the best sentence while it stays short
+        grew = False
+        for lo2, hi2 in ((lo - 1, hi), (lo, hi + 1)):
+            if 0 <= lo2 and hi2 <= len(sentences) and len(" ".join(sentences[lo2:hi2]).split()) <= PASSAGE_WORDS:
+                lo, hi, grew = lo2, hi2, True
+        if not grew:
+            break
+    quote = sentences[best]
+    if len(quote.split()) > PASSAGE_WORDS:
+        quote = " ".join(quote.split()[:PASSAGE_WORDS])
+    passage = " ".join(sentences[lo:hi]) if hi > lo else quote
+    return Evidence(hit.document_id, filenames.get(hit.document_id, ""), hit.page, quote, passage,
+                    min(1.0, max(0.0, score)))
+
+
+def format_sources(evidence):
+    """The evidence block of the prompt, in the given order (most relevant last)."""
+    return "\n".join(f"[{i}] ({e.filename}, page {e.page}) {e.passage}" for i, e in enumerate(evidence, 1))

@@ -1,0 +1,301 @@
+"""The user's library: documents and their chunks in Chroma; add, remove, search."""
+
+import hashlib
+import json
+import math
+import os
+import threading
+import uuid
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import chromadb
+import numpy as np
+from chromadb.config import Settings
+
+from sourcecheck.chunking import chunk_page
+from sourcecheck.errors import NotFound, PDFError, SourcecheckError
+from sourcecheck.pdf import open_pdf, parse_pdf
+from sourcecheck.text import content_words
+
+EMBED_BATCH = 32
+
+
+@dataclass
+class Hit:
+    """One chunk found for a query."""
+
+    chunk_id: str
+    document_id: str
+    page: int
+    start: int
+    end: int
+    text: str
+    similarity: float  # cosine similarity of the query and the chunk
+    lexical: float = 0.0  # BM25 score of the query in the chunk
+    score: float = 0.0  # fused rank score: higher is more relevant
+
+
+class Library:
+    """Documents in a JSON file, PDF copies in files/, chunks in a Chroma collection.
+
+    path=None keeps everything in memory (for evaluation and tests).
+    """
+
+    def __init__(self, path, embedding_function, chunk_words=120):
+        self.embedding_function = embedding_function
+        self.chunk_words = chunk_words
+        self._lock = threading.RLock()
+        self._bm25 = None
+        self._memory_files = {}  # PDF bytes of an in-memory library
+        chroma_settings = Settings(anonymized_telemetry=False, allow_reset=False)
+        if path is None:
+            self.path = None
+            self._client = chromadb.EphemeralClient(settings=chroma_settings)
+            collection = f"chunks_{uuid.uuid4().hex[:8]}"
+            self._docs = {}
+        else:
+            self.path = Path(path)
+            (self.path / "files").mkdir(parents=True, exist_ok=True)
+            self._client = chromadb.PersistentClient(path=str(self.path / "chroma"), settings=chroma_settings)
+            collection = "chunks_" + embedding_function.name().replace("sourcecheck-", "")
+            self._docs = self._load_records()
+        # The embedding function is passed explicitly: Chroma's default one downloads a model.
+        self._collection = self._client.get_or_create_collection(
+            collection, embedding_function=embedding_function, metadata={"hnsw:space": "cosine"}
+        )
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def add_pdf(self, data, filename):
+        """Register PDF bytes; returns (document, created). Ingest with ingest(id) afterwards.
+
+        The same bytes again return the existing document (a failed one is queued again).
+        """
+        sha = hashlib.sha256(data).hexdigest()
+        doc_id = "d_" + sha[:16]
+        with self._lock:
+            existing = self._docs.get(doc_id)
+            if existing and existing["status"] != "failed":
+                return dict(existing), False
+        open_pdf(data).close()  # not a PDF, encrypted, damaged or empty: refuse before storing anything
+        with self._lock:
+            if self.path:
+                self._file(doc_id).write_bytes(data)
+            else:
+                self._memory_files[doc_id] = data
+            self._docs[doc_id] = {
+                "id": doc_id, "filename": Path(filename or "document.pdf").name, "title": "", "authors": [],
+                "year": None, "sha256": sha, "pages": 0, "chunks": 0, "status": "queued", "progress": 0.0,
+                "error": None, "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            }
+            self._save_records()
+            return dict(self._docs[doc_id]), existing is None
+
+    def ingest(self, doc_id):
+        """Parse, chunk and embed a registered document; failures are recorded on the document."""
+        data = self.file_bytes(doc_id)
+        try:
+            self._update(doc_id, status="parsing", progress=0.05, error=None)
+            parsed = parse_pdf(data)
+            self._update(doc_id, title=parsed.title, authors=parsed.authors, year=parsed.year, pages=len(parsed.pages))
+            self._index_pages(doc_id, parsed.pages)
+        except SourcecheckError as e:
+            self._remove_chunks(doc_id)
+            self._update(doc_id, status="failed", error={"code": e.code, "message": e.message})
+        except Exception as e:  # an unexpected failure still ends in a visible state, not a stuck one
+            self._remove_chunks(doc_id)
+            self._update(doc_id, status="failed", error={"code": "ingest_failed", "message": f"Indexing failed: {e}"})
+        return self.get(doc_id)
+
+    def add_text(self, title, pages, filename=None):
+        """Index text that is not a PDF (benchmark sources); pages is a list of page texts."""
+        doc_id = "d_" + hashlib.sha256("\f".join(pages).encode()).hexdigest()[:16]
+        with self._lock:
+            if doc_id in self._docs:
+                return dict(self._docs[doc_id])
+            self._docs[doc_id] = {
+                "id": doc_id, "filename": filename or f"{title}.txt", "title": title, "authors": [], "year": None,
+                "sha256": None, "pages": len(pages), "chunks": 0, "status": "parsing", "progress": 0.0,
+                "error": None, "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            }
+        self._index_pages(doc_id, pages)
+        return self.get(doc_id)
+
+    def _index_pages(self, doc_id, pages):
+        chunks = []
+        for page_no, page_text in enumerate(pages, start=1):
+            for i, (start, end, text) in enumerate(chunk_page(page_text, self.chunk_words)):
+                chunks.append((f"{doc_id}:{page_no}:{i}", text, {"document_id": doc_id, "page": page_no,
+                                                                  "start": start, "end": end}))
+        if not chunks:
+            raise PDFError("The document has no text to index.", code="pdf_no_text")
+        self._update(doc_id, status="embedding", progress=0.1)
+        for b in range(0, len(chunks), EMBED_BATCH):
+            batch = chunks[b:b + EMBED_BATCH]
+            texts = [c[1] for c in batch]
+            with self._lock:
+                if doc_id not in self._docs:
+                    return  # deleted while it was being indexed
+                self._collection.upsert(ids=[c[0] for c in batch], documents=texts,
+                                        embeddings=self.embedding_function(texts), metadatas=[c[2] for c in batch])
+                self._bm25 = None
+            self._update(doc_id, progress=0.1 + 0.9 * (b + len(batch)) / len(chunks))
+        self._update(doc_id, status="ready", progress=1.0, chunks=len(chunks))
+
+    def list(self):
+        with self._lock:
+            return [dict(d) for d in sorted(self._docs.values(), key=lambda d: d["added_at"])]
+
+    def get(self, doc_id):
+        with self._lock:
+            if doc_id not in self._docs:
+                raise NotFound(f"No document with id {doc_id!r}.", code="document_not_found")
+            return dict(self._docs[doc_id])
+
+    def delete(self, doc_id):
+        self.get(doc_id)
+        with self._lock:
+            self._remove_chunks(doc_id)
+            del self._docs[doc_id]
+            self._memory_files.pop(doc_id, None)
+            if self.path:
+                self._file(doc_id).unlink(missing_ok=True)
+            self._save_records()
+
+    def pending(self):
+        """Documents whose ingestion was interrupted (by a restart): to be queued again."""
+        return [d["id"] for d in self.list() if d["status"] in ("queued", "parsing", "embedding") and d["sha256"]]
+
+    def file_bytes(self, doc_id):
+        self.get(doc_id)
+        if self.path is None:
+            return self._memory_files[doc_id]
+        return self._file(doc_id).read_bytes()
+
+    def file_path(self, doc_id):
+        self.get(doc_id)
+        return self._file(doc_id)
+
+    def counts(self):
+        with self._lock:
+            return {"documents": len(self._docs), "chunks": self._collection.count()}
+
+    # -- search ------------------------------------------------------------------------------
+
+    def search(self, query, k=5, document_ids=None, candidates=20):
+        """Top-k chunks by dense and BM25 search fused with reciprocal ranks."""
+        return self.search_many([query], k, document_ids, candidates)[0]
+
+    def search_many(self, queries, k=5, document_ids=None, candidates=20):
+        """search() for several queries, embedding them in one batch."""
+        total = self._collection.count()
+        if total == 0 or not queries:
+            return [[] for _ in queries]
+        where = {"document_id": {"$in": list(document_ids)}} if document_ids else None
+        vectors = self.embedding_function(list(queries))
+        dense = self._collection.query(query_embeddings=vectors, n_results=min(candidates, total), where=where,
+                                       include=["documents", "metadatas", "distances"])
+        bm25 = self._bm25_index()
+        results = []
+        for qi, query in enumerate(queries):
+            hits = {}
+            for rank, (cid, text, meta, dist) in enumerate(zip(dense["ids"][qi], dense["documents"][qi],
+                                                                dense["metadatas"][qi], dense["distances"][qi])):
+                hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
+                                similarity=1.0 - dist, score=1.0 / (60 + rank))
+            for rank, (cid, lex) in enumerate(bm25.top(query, candidates, document_ids)):
+                hit = hits.get(cid)
+                if hit is None:
+                    text, meta = bm25.chunk(cid)
+                    hit = hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
+                                          similarity=float("nan"))
+                hit.lexical = lex
+                hit.score += 1.0 / (60 + rank)
+            self._fill_similarity(vectors[qi], [h for h in hits.values() if math.isnan(h.similarity)])
+            results.append(sorted(hits.values(), key=lambda h: -h.score)[:k])
+        return results
+
+    def _fill_similarity(self, vector, hits):
+        if not hits:
+            return
+        got = self._collection.get(ids=[h.chunk_id for h in hits], include=["embeddings"])
+        by_id = dict(zip(got["ids"], got["embeddings"]))
+        for h in hits:
+            h.similarity = float(np.dot(vector, by_id[h.chunk_id])) if h.chunk_id in by_id else 0.0
+
+    def _bm25_index(self):
+        with self._lock:
+            if self._bm25 is None:
+                got = self._collection.get(include=["documents", "metadatas"])
+                self._bm25 = BM25(got["ids"], got["documents"], got["metadatas"])
+            return self._bm25
+
+    # -- storage -----------------------------------------------------------------------------
+
+    def _file(self, doc_id):
+        return self.path / "files" / f"{doc_id}.pdf"
+
+    def _update(self, doc_id, **fields):
+        with self._lock:
+            if doc_id in self._docs:
+                self._docs[doc_id].update(fields)
+                self._save_records()
+
+    def _remove_chunks(self, doc_id):
+        with self._lock:
+            self._collection.delete(where={"document_id": doc_id})
+            self._bm25 = None
+
+    def _load_records(self):
+        records = self.path / "documents.json"
+        if not records.exists():
+            return {}
+        return {d["id"]: d for d in json.loads(records.read_text())}
+
+    def _save_records(self):
+        if self.path is None:
+            return
+        tmp = self.path / "documents.json.tmp"
+        tmp.write_text(json.dumps(list(self._docs.values()), indent=1))
+        os.replace(tmp, self.path / "documents.json")  # atomic: a crash never leaves half a file
+
+
+class BM25:
+    """Okapi BM25 over the chunks' content words; rebuilt when the library changes."""
+
+    def __init__(self, ids, texts, metas, k1=1.5, b=0.75):
+        self.ids, self.texts, self.metas = ids, texts, metas
+        self.k1, self.b = k1, b
+        self.postings = defaultdict(list)
+        lengths = []
+        for i, text in enumerate(texts):
+            words = content_words(text)
+            lengths.append(len(words))
+            for word, tf in Counter(words).items():
+                self.postings[word].append((i, tf))
+        self.lengths = np.array(lengths, dtype=np.float32)
+        self.avg = float(self.lengths.mean()) if lengths else 1.0
+        self.row = {cid: i for i, cid in enumerate(ids)}
+
+    def top(self, query, n, document_ids=None):
+        scores = defaultdict(float)
+        total = len(self.ids)
+        for word in set(content_words(query)):
+            posting = self.postings.get(word)
+            if not posting:
+                continue
+            idf = math.log(1 + (total - len(posting) + 0.5) / (len(posting) + 0.5))
+            for i, tf in posting:
+                norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+                scores[i] += idf * tf * (self.k1 + 1) / (tf + norm)
+        allowed = set(document_ids) if document_ids else None
+        ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+        out = [(self.ids[i], s) for i, s in ranked if allowed is None or self.metas[i]["document_id"] in allowed]
+        return out[:n]
+
+    def chunk(self, chunk_id):
+        i = self.row[chunk_id]
+        return self.texts[i], self.metas[i]

@@ -1,0 +1,64 @@
+"""A model for tests: answers what was enqueued, else a deterministic word-overlap guess; records every call."""
+
+import re
+
+from sourcecheck.llm.base import Model
+from sourcecheck.text import content_words, numbers
+
+
+class FakeModel(Model):
+    backend = "fake"
+    name = "fake"
+
+    def __init__(self):
+        self.queue = []
+        self.history = []  # (method, messages) for every call
+
+    def enqueue(self, *replies):
+        """Replies to give, in order: a dict of probabilities for choose(), a string for complete()."""
+        self.queue.extend(replies)
+
+    def choose(self, messages, choices):
+        self.history.append(("choose", messages))
+        if self.queue:
+            reply = self.queue.pop(0)
+            if isinstance(reply, Exception):
+                raise reply
+            if isinstance(reply, str):
+                return None, reply
+            return dict(reply), max(reply, key=reply.get)
+        p = 0.9 if _verdict(messages) == "supported" else 0.1
+        return {choices[0]: p, choices[1]: 1 - p}, choices[0] if p > 0.5 else choices[1]
+
+    def complete(self, messages, max_tokens=200):
+        self.history.append(("complete", messages))
+        if self.queue:
+            reply = self.queue.pop(0)
+            if isinstance(reply, Exception):
+                raise reply
+            return reply
+        claim, _ = _claim_and_sources(messages)
+        kind = _verdict(messages)
+        if kind == "contradicted":
+            return (f"Critique: The sources give a different number than the claim.\n"
+                    f"Error type: entity\nRevised: {claim}")
+        return "Critique: The sources do not mention this.\nError type: unverifiable\nRevised: none"
+
+
+def _claim_and_sources(messages):
+    text = messages[-1]["content"]
+    claim = re.search(r"^Claim: (.*)$", text, re.MULTILINE)
+    return (claim.group(1) if claim else ""), text[: claim.start()] if claim else text
+
+
+def _verdict(messages):
+    """supported: every number and most content words of the claim appear in the sources;
+    contradicted: the words match but a number does not; otherwise unsupported."""
+    claim, sources = _claim_and_sources(messages)
+    words = set(content_words(claim)) - numbers(claim)
+    source_words = set(content_words(sources))
+    overlap = len(words & source_words) / max(1, len(words))
+    numbers_ok = numbers(claim) <= numbers(sources)
+    if overlap >= 0.6:
+        return "supported" if numbers_ok else "contradicted"
+    return "unsupported"

@@ -1,0 +1,115 @@
+"""The local default: a GGUF model run by llama.cpp, loaded on first use, one call at a time."""
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from sourcecheck.errors import ModelError
+from sourcecheck.llm.base import Model, normalise
+from sourcecheck.llm.catalog import INSTALL_HINT
+
+
+class LlamaCppModel(Model):
+    backend = "llama_cpp"
+
+    def __init__(self, path, n_ctx=4096, n_threads=0):
+        self.path = Path(path)
+        self.name = self.path.stem
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 2
+        self._llm = None
+        self._formatter = None
+        # llama.cpp contexts are not thread-safe, and one model call already uses every core.
+        self._lock = threading.RLock()
+
+    def loaded(self):
+        return self._llm is not None
+
+    def prepare(self):
+        self.load()
+
+    def load(self):
+        with self._lock:
+            if self._llm is None:
+                self._llm = self._open()
+                from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+                meta = self._llm.metadata
+                vocab = self._llm._model
+                self._formatter = Jinja2ChatFormatter(
+                    template=meta["tokenizer.chat_template"],
+                    eos_token=vocab.token_get_text(vocab.token_eos()),
+                    bos_token=vocab.token_get_text(vocab.token_bos()) if vocab.token_bos() >= 0 else "",
+                )
+            return self._llm
+
+    def _open(self):
+        if not self.path.exists():
+            raise ModelError(f"The model file {self.path} is missing. {INSTALL_HINT}", code="model_missing")
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise ModelError("llama-cpp-python is not installed; run scripts/setup.", code="model_missing") from None
+        try:
+            return Llama(model_path=str(self.path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                         n_threads_batch=self.n_threads, n_batch=512, verbose=False)
+        except Exception as e:
+            raise ModelError(f"The model file {self.path} could not be loaded ({e}); it may be damaged. "
+                             f"{INSTALL_HINT}", code="model_corrupt") from None
+
+    def tokens(self, messages):
+        """The chat, formatted with the model's own template and ready for its reply, as tokens."""
+        llm = self.load()
+        prompt = self._formatter(messages=messages).prompt
+        return llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+
+    def choose(self, messages, choices):
+        with self._lock:
+            llm = self.load()
+            tokens = self.tokens(messages)
+            self._check_fits(tokens)
+            self._eval_reusing_prefix(tokens)
+            # Without logits_all only the last position's logits exist: read them straight from the context.
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),)).astype(np.float64)
+            probs = np.exp(logits - logits.max())
+            probs /= probs.sum()
+            scores = {c: sum(float(probs[t]) for t in self._first_tokens(c)) for c in choices}
+            best = max(scores, key=scores.get)
+            return normalise(scores), best
+
+    def complete(self, messages, max_tokens=200):
+        with self._lock:
+            llm = self.load()
+            self._check_fits(self.tokens(messages), max_tokens)
+            out = llm.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0)
+            return out["choices"][0]["message"]["content"] or ""
+
+    def count_tokens(self, text):
+        return len(self.load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def _eval_reusing_prefix(self, tokens):
+        """Evaluate tokens, keeping the KV cache of the prefix they share with the last prompt."""
+        llm = self._llm
+        shared = 0
+        for a, b in zip(llm._input_ids, tokens[:-1]):  # the last token is always evaluated: its logits are read
+            if a != b:
+                break
+            shared += 1
+        llm.n_tokens = shared
+        llm.eval(tokens[shared:])
+
+    def _first_tokens(self, word):
+        """Token ids that start each spelling of word ('Yes', 'yes', ' Yes')."""
+        ids = set()
+        for variant in (word, word.lower(), " " + word, " " + word.lower()):
+            toks = self._llm.tokenize(variant.encode("utf-8"), add_bos=False, special=False)
+            if toks:
+                ids.add(toks[0])
+        return ids
+
+    def _check_fits(self, tokens, reserve=1):
+        if len(tokens) + reserve > self.n_ctx:
+            raise ModelError(f"The prompt has {len(tokens)} tokens, more than the model's context of {self.n_ctx}.",
+                             code="prompt_too_long", status=500)

@@ -1,0 +1,67 @@
+"""Any OpenAI-compatible chat API: OpenAI, Ollama, LM Studio, vLLM, the llama.cpp server."""
+
+import math
+import os
+
+from sourcecheck.errors import ModelError
+from sourcecheck.llm.base import Model, normalise
+
+
+class OpenAIModel(Model):
+    backend = "openai"
+
+    def __init__(self, base_url, model, api_key="", timeout=60.0):
+        import openai
+
+        self.base_url = base_url or None
+        self.name = model
+        # A custom server gets only a key it was given; the OPENAI_API_KEY variable is for OpenAI itself.
+        key = api_key or ("" if self.base_url else os.environ.get("OPENAI_API_KEY", "")) or "no-key"
+        self._openai = openai
+        self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
+
+    def choose(self, messages, choices):
+        reply = self._create(messages, max_tokens=1, logprobs=True, top_logprobs=20)
+        text = self._text(reply)
+        content = getattr(reply.choices[0].logprobs, "content", None) if reply.choices[0].logprobs else None
+        if not content or not content[0].top_logprobs:
+            return None, text  # the server gives no log-probabilities: the caller reads the text
+        scores = {c: 0.0 for c in choices}
+        for alt in content[0].top_logprobs:
+            word = alt.token.strip().lower()
+            for c in choices:
+                if word == c.lower():
+                    scores[c] += math.exp(alt.logprob)
+        return normalise(scores), text
+
+    def complete(self, messages, max_tokens=200):
+        return self._text(self._create(messages, max_tokens=max_tokens))
+
+    def _create(self, messages, **kwargs):
+        where = self.base_url or "the OpenAI API"
+        try:
+            reply = self._client.chat.completions.create(model=self.name, messages=messages, temperature=0.0,
+                                                         **kwargs)
+        except self._openai.APITimeoutError:
+            raise ModelError(f"{where} did not answer in time.", code="model_timeout", status=504) from None
+        except self._openai.APIConnectionError:
+            raise ModelError(f"Cannot reach {where}; is the server running?", code="model_unreachable") from None
+        except self._openai.APIStatusError as e:
+            raise ModelError(f"{where} answered with HTTP {e.status_code}: {_short(e.message)}",
+                             code="model_error", status=502) from None
+        except self._openai.APIResponseValidationError:
+            raise ModelError(f"{where} sent a response that is not an OpenAI chat completion.",
+                             code="model_bad_response", status=502) from None
+        if not getattr(reply, "choices", None):
+            raise ModelError(f"{where} sent a response without choices.", code="model_bad_response", status=502)
+        return reply
+
+    @staticmethod
+    def _text(reply):
+        message = reply.choices[0].message
+        return (message.content if message else "") or ""
+
+
+def _short(text, n=200):
+    text = str(text)
+    return text if len(text) <= n else text[:n] + "…"

@@ -1,0 +1,90 @@
+"""Who may talk to the local server: Host allowlist, extension origins only, bearer token, pairing codes."""
+
+import hmac
+import json
+import secrets
+import threading
+import time
+from pathlib import Path
+
+from sourcecheck.errors import Forbidden, RateLimited, Unauthorized
+
+EXTENSION_SCHEMES = ("chrome-extension://", "moz-extension://", "safari-web-extension://")
+PAIRING_TTL = 600  # seconds a pairing code stays valid
+PAIR_ATTEMPTS = 5  # wrong codes allowed per minute, to make guessing a 6-digit code hopeless
+
+
+def load_token(settings):
+    """The bearer token: the TOKEN setting, else one generated once and kept in the index folder."""
+    if settings["TOKEN"]:
+        return settings["TOKEN"]
+    path = Path(settings["INDEX_DIR"]) / "token"
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    path.write_text(token)
+    path.chmod(0o600)
+    return token
+
+
+def new_pairing_code(settings):
+    """A fresh one-time code, kept in the index folder so that `sourcecheck pair` can issue it too."""
+    code = f"{secrets.randbelow(1000):03d}-{secrets.randbelow(1000):03d}"
+    path = Path(settings["INDEX_DIR"]) / "pairing.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"code": code, "expires": time.time() + PAIRING_TTL}))
+    path.chmod(0o600)
+    return code
+
+
+class Guard:
+    """Checks run before every request (see API.md, 'Serving and trust')."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.token = load_token(settings)
+        port = settings["PORT"]
+        extra = [h.strip() for h in settings["ALLOWED_HOSTS"].split(",") if h.strip()]
+        self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", *extra}
+        self._attempts = []
+        self._lock = threading.Lock()
+
+    def check_host(self, host):
+        # A page on a DNS-rebound name reaches 127.0.0.1 with its own Host header: refuse it.
+        if host not in self.hosts:
+            raise Forbidden(f"Host {host!r} is not allowed.", code="host_not_allowed")
+
+    def check_origin(self, origin):
+        if origin and not origin.startswith(EXTENSION_SCHEMES):
+            raise Forbidden("Requests from web pages are not allowed; use the sourcecheck extension.",
+                            code="origin_not_allowed")
+
+    def is_valid(self, authorization):
+        scheme, _, token = (authorization or "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self.token.encode())
+
+    def check_token(self, authorization):
+        if not authorization:
+            raise Unauthorized("A token is required: pair the extension with the code the server printed.",
+                               code="not_paired")
+        if not self.is_valid(authorization):
+            raise Unauthorized("The token is not valid: pair the extension again.", code="bad_token")
+
+    def pair(self, code):
+        """Trade a valid pairing code for the token; the code works once."""
+        with self._lock:
+            now = time.time()
+            self._attempts = [t for t in self._attempts if now - t < 60]
+            if len(self._attempts) >= PAIR_ATTEMPTS:
+                raise RateLimited("Too many pairing attempts; wait a minute and try again.")
+            path = Path(self.settings["INDEX_DIR"]) / "pairing.json"
+            stored = json.loads(path.read_text()) if path.exists() else None
+            valid = stored and stored["expires"] > now and hmac.compare_digest(
+                str(code or "").strip().encode(), stored["code"].encode())
+            if not valid:
+                self._attempts.append(now)
+                raise Forbidden("The pairing code is wrong or expired; run `sourcecheck pair` for a new one.",
+                                code="bad_pairing_code")
+            path.unlink()
+            return self.token

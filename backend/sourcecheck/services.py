@@ -1,0 +1,65 @@
+"""The heavy objects one app or CLI run shares, created on first use: library, model, judge, ingest worker."""
+
+import queue
+import threading
+
+from sourcecheck.embeddings import make_embedding_function
+from sourcecheck.judge import Judge
+from sourcecheck.library import Library
+from sourcecheck.llm import load_model
+
+
+class Services:
+    def __init__(self, settings):
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._library = self._model = self._judge = None
+        self._queue = None
+
+    def library(self):
+        with self._lock:
+            if self._library is None:
+                s = self.settings
+                self._library = Library(s["INDEX_DIR"], make_embedding_function(s["EMBEDDINGS"]), s["CHUNK_WORDS"])
+            return self._library
+
+    def model(self):
+        with self._lock:
+            if self._model is None:
+                self._model = load_model(self.settings)
+            return self._model
+
+    def judge(self):
+        model = self.model()
+        with self._lock:
+            if self._judge is None:
+                self._judge = Judge(model, threshold=self.settings["THRESHOLD"])
+            return self._judge
+
+    def queue_ingest(self, doc_id):
+        """Ingest in the background, one document at a time (embedding already uses every core)."""
+        with self._lock:
+            if self._queue is None:
+                self._queue = queue.Queue()
+                threading.Thread(target=self._ingest_worker, name="sourcecheck-ingest", daemon=True).start()
+        self._queue.put(doc_id)
+
+    def resume_ingest(self):
+        """Queue the documents a previous run left half-ingested."""
+        for doc_id in self.library().pending():
+            self.queue_ingest(doc_id)
+
+    def _ingest_worker(self):
+        while True:
+            doc_id = self._queue.get()
+            try:
+                self.library().ingest(doc_id)
+            except Exception:  # deleted meanwhile, or a bug: the document records its own failure
+                pass
+            finally:
+                self._queue.task_done()
+
+    def wait_idle(self):
+        """Block until queued ingestion is done (CLI and tests)."""
+        if self._queue is not None:
+            self._queue.join()

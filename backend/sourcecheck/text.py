@@ -1,0 +1,189 @@
+"""Sentences with exact code-point offsets, which of them are claims, and citation markers."""
+
+import re
+from dataclasses import dataclass
+
+# Tokens that end with a period but do not end a sentence (lower-cased, without the final period).
+ABBREVIATIONS = {
+    "e.g", "i.e", "al", "etc", "vs", "cf", "fig", "figs", "eq", "eqs", "no", "nos", "vol", "pp", "p",
+    "dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "mt", "inc", "ltd", "co", "corp", "dept", "univ",
+    "approx", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "u.s", "u.k", "u.n", "e.u", "ph.d", "a.m", "p.m", "sec", "ch", "ed", "eds", "ref", "refs", "tab",
+}
+_LINE_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|>[ \t]*|[-*+•◦▪][ \t]+|\(?\d{1,3}[.)][ \t]+|\(?[a-zA-Z][.)][ \t]+(?=[A-Z]))")
+_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
+_END = re.compile(r"[.!?]+[\"'”’)\]*_]*(?=\s+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|[.!?]+[\"'”’)\]*_]*$")
+_INTRO = re.compile(r"[^.!?:\n]{0,60}:(?=\s+[\"'“(\[*_]*[A-Z])")
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_NOT_CLAIM = re.compile(
+    r"^(hi|hello|hey|thanks|thank you|sure|certainly|of course|absolutely|great question|good question|"
+    r"i hope (this|that) helps|hope (this|that) helps|let me know|feel free|happy to help|"
+    r"here(?:'s| is| are)|below (?:is|are))\b",
+    re.IGNORECASE,
+)
+_NARRATIVE = re.compile(r"\b([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?\s+\((\d{4})[a-z]?\)")
+_PAREN = re.compile(r"\(([^()]*?\b\d{4}[a-z]?)\)")
+_PAREN_ITEM = re.compile(r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?,?\s+(\d{4})[a-z]?")
+
+
+@dataclass
+class Sentence:
+    index: int
+    start: int
+    end: int
+    text: str
+    checkable: bool
+
+    def to_dict(self):
+        return {"index": self.index, "start": self.start, "end": self.end, "text": self.text, "checkable": self.checkable}
+
+
+@dataclass
+class Citation:
+    text: str
+    author: str
+    year: int
+    start: int
+    end: int
+
+
+def split_sentences(text):
+    """Split text into sentences; text[s.start:s.end] == s.text for every one."""
+    spans = []
+    for seg_start, seg_end, heading in _segments(text):
+        for start, end in _split_segment(text, seg_start, seg_end):
+            spans.append((start, end, heading))
+    return [
+        Sentence(i, start, end, text[start:end], not heading and is_claim(text[start:end]))
+        for i, (start, end, heading) in enumerate(spans)
+    ]
+
+
+def is_claim(sentence):
+    """True for a sentence that states something checkable (not a question, greeting or heading)."""
+    s = sentence.strip().strip("*_` ")
+    words = _WORD.findall(s)
+    if len(words) < 3 or s.endswith("?") or s.endswith(":"):
+        return False
+    if _NOT_CLAIM.match(s) and (s.endswith(":") or s.endswith("!") or len(words) < 12):
+        return False
+    if not re.search(r"[.!)\]\"'”’*_`]$|\d$", s) and len(words) <= 6 and s[:1].isupper():
+        return False  # a short line without final punctuation: a title or a label
+    return True
+
+
+def _segments(text):
+    """Lines (or soft-wrapped runs of lines) with list markers and heading hashes cut off the front."""
+    pos, pending = 0, None
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        start, end = pos, pos + len(body)
+        pos += len(line)
+        if not body.strip():
+            if pending:
+                yield pending
+            pending = None
+            continue
+        heading = bool(_HEADING.match(body))
+        marker = _LINE_MARKER.match(body)
+        content_start = start + (marker.end() if marker else 0)
+        content_start += len(text[content_start:end]) - len(text[content_start:end].lstrip())
+        if pending and not marker and not heading and _continues(text, pending, content_start):
+            pending = (pending[0], end, False)  # a soft-wrapped line: same sentence goes on
+            continue
+        if pending:
+            yield pending
+        pending = (content_start, end, heading)
+    if pending:
+        yield pending
+
+
+def _continues(text, pending, next_start):
+    """A line that does not end a sentence, followed by one starting in lower case, is a soft wrap."""
+    prev = text[pending[0]:pending[1]].rstrip()
+    return not pending[2] and prev[-1:] not in ".!?:;" and text[next_start:next_start + 1].islower()
+
+
+def _split_segment(text, start, end):
+    seg = text[start:end]
+    cut = 0
+    intro = _INTRO.match(seg)
+    if intro:  # "Here is a summary: The bridge ..." — the preamble is a sentence of its own
+        yield from _trimmed(start, start + intro.end(), text)
+        cut = intro.end()
+    for m in _END.finditer(seg):
+        if m.group().startswith(".") and _is_abbreviation(seg, m.start()):
+            continue
+        yield from _trimmed(start + cut, start + m.end(), text)
+        cut = m.end()
+    if cut < len(seg):
+        yield from _trimmed(start + cut, end, text)
+
+
+def _is_abbreviation(seg, dot):
+    """Is the period at seg[dot] part of an abbreviation, an initial or a number like 'No. 5'?"""
+    word = re.search(r"([\w.]+)$", seg[:dot])
+    if not word:
+        return False
+    token = word.group(1).lower()
+    if token in ABBREVIATIONS or token.rstrip(".") in ABBREVIATIONS:
+        return True
+    return len(token) == 1 and token.isalpha() and seg[dot - 1].isupper()  # an initial: "J. Smith"
+
+
+def _trimmed(start, end, text):
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        yield start, end
+
+
+def find_citations(sentence):
+    """Author-year citation markers such as 'Benton (2010)' or '(Benton et al., 2010; Lee 2021)'."""
+    found = []
+    for m in _NARRATIVE.finditer(sentence):
+        found.append(Citation(m.group(0), m.group(1), int(m.group(2)), m.start(), m.end()))
+    for m in _PAREN.finditer(sentence):
+        if any(c.start <= m.start() < c.end for c in found):
+            continue
+        for item in _PAREN_ITEM.finditer(m.group(1)):
+            s = m.start(1) + item.start()
+            found.append(Citation(item.group(0), item.group(1), int(item.group(2)), s, m.start(1) + item.end()))
+    return sorted(found, key=lambda c: c.start)
+
+
+def content_words(text):
+    """Lower-cased words that carry meaning (for lexical search and overlap)."""
+    return [w for w in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower()) if w not in STOPWORDS and len(w) > 1]
+
+
+def numbers(text):
+    """Numbers written in the text, normalised ('35,074' → '35074', '76.2%' → '76.2')."""
+    return {n.replace(",", "") for n in re.findall(r"\d+(?:[.,]\d+)*", text)}
+
+
+STOPWORDS = set(
+    "a an the and or but if then than that this these those is are was were be been being of in on at to for "
+    "from by with as it its into about over under between through during after before above below up down out "
+    "off again further once here there when where why how all any both each few more most other some such only "
+    "own same so too very can will just should now also not no nor do does did has have had having he she they "
+    "them his her their we our you your i me my which who whom what while because until against".split()
+)
+
+
+def strip_citations(sentence):
+    """The sentence without citation markers: the year in 'Benton (2010)', whole '(Benton, 2010)' groups.
+
+    The citation itself is checked by matching the paper; left in, its year reads as a number to verify.
+    """
+    out, last = [], 0
+    for m in _PAREN.finditer(sentence):
+        narrative = re.fullmatch(r"\d{4}[a-z]?", m.group(1)) and re.search(r"(?:[A-Z][\w'’\-]+|al\.)\s*$",
+                                                                          sentence[:m.start()])
+        if _PAREN_ITEM.search(m.group(1)) or narrative:
+            out.append(sentence[last:m.start()].rstrip(" "))
+            last = m.end()
+    out.append(sentence[last:])
+    return re.sub(r"\s+([.,;:])", r"\1", "".join(out)).strip()

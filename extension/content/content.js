@@ -1,0 +1,238 @@
+// The content script: turns a selection into a check, streams the verdicts in from the service
+// worker, and shows them as marks and cards. It never fetches the backend itself (a page-origin
+// fetch to 127.0.0.1 is refused) and never edits the page's nodes.
+(function (root) {
+  "use strict";
+
+  // Injected twice (manifest + scripting.executeScript into an old tab)? Keep the first.
+  if (root.__sourcecheckContent) return;
+  root.__sourcecheckContent = true;
+
+  const { browser: B, messages: M, errors: E, settings: S, checkState: CS, anchoring: AN } = root.SC;
+  const { MSG, PORT } = M;
+  const doc = root.document;
+  const MIN_SELECTION = 3;
+  const HOVER_MS = 120;
+  const LEAVE_MS = 350;
+
+  const isOwnUi = (element) => element.hasAttribute && element.hasAttribute("data-sourcecheck-ui");
+  let lastRange = null;       // the last non-empty selection, for the menu and the shortcut
+  let checkSeq = 0;
+  let current = null;         // {checkId, state, port}
+  let hoverTimer = null;
+  let leaveTimer = null;
+  let overCard = false;
+
+  const marks = new root.SC.Marks(doc, { isOwnUi, onMissing });
+  const ui = new root.SC.UI(doc, {
+    onCheck: () => startCheck(""),
+    onOpenEvidence: (ev) => B.send(M.message(MSG.OPEN_VIEWER, {
+      documentId: ev.document_id, page: ev.page, quote: ev.quote, filename: ev.filename,
+    })).catch(() => {}),
+    onOpenPanel: () => B.send(M.message(MSG.OPEN_SIDE_PANEL)).catch(() => {}),
+    onCardEnter: () => { overCard = true; clearTimeout(leaveTimer); },
+    onCardLeave: () => { overCard = false; scheduleHide(); },
+  });
+
+  S.load(B.get).then((s) => marks.setShowSupported(s.showSupported)).catch(() => {});
+  B.onStorageChanged((changes, area) => {
+    if (area === "local" && changes.showSupported) marks.setShowSupported(changes.showSupported.newValue);
+  });
+
+  // ---------------------------------------------------------------- selection and trigger
+
+  function selectionRange() {
+    const sel = doc.getSelection();
+    if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
+    const range = sel.getRangeAt(0);
+    if (sel.toString().trim().length < MIN_SELECTION) return null;
+    const node = range.commonAncestorContainer;
+    const el = node.nodeType === 1 ? node : node.parentElement;
+    // Text in form fields and editors is not text the page shows as an answer.
+    if (el && (el.closest("input, textarea, [contenteditable=''], [contenteditable='true']") || isOwnUi(el))) return null;
+    return range;
+  }
+
+  function onSelectionMaybeChanged() {
+    const range = selectionRange();
+    if (!range) { ui.hideButton(); return; }
+    lastRange = range.cloneRange();
+    const rects = range.getClientRects();
+    const rect = rects.length ? rects[rects.length - 1] : range.getBoundingClientRect();
+    ui.showButton(rect);
+  }
+
+  let selTimer = null;
+  doc.addEventListener("selectionchange", () => {
+    clearTimeout(selTimer);
+    selTimer = setTimeout(onSelectionMaybeChanged, 150);
+  });
+  root.addEventListener("scroll", () => ui.hideButton(), { passive: true, capture: true });
+
+  /** The range to check: the live selection, else the last one, else fallbackText found in the page. */
+  function rangeToCheck(fallbackText) {
+    const live = selectionRange();
+    if (live) return live.cloneRange();
+    if (lastRange && !lastRange.collapsed && lastRange.startContainer.isConnected) return lastRange;
+    if (fallbackText && fallbackText.trim()) {
+      const idx = AN.buildTextIndex(doc.body, isOwnUi);
+      const found = AN.findQuote(AN.prepare(idx.text), { exact: fallbackText, prefix: "", suffix: "" });
+      if (found) return AN.rangeFor(idx, found.start, found.end);
+    }
+    return null;
+  }
+
+  function startCheck(fallbackText) {
+    const range = rangeToCheck(fallbackText);
+    if (!range) {
+      ui.showToast({ error: E.friendlyError({ code: "no_selection" }), autoHideMs: 6000 });
+      return { ok: true, started: false };
+    }
+    if (current && current.port) { try { current.port.disconnect(); } catch (_) { /* already gone */ } }
+    const checkId = Date.now().toString(36) + "-" + (++checkSeq);
+    const begun = marks.begin(range);
+    if (!begun.text) {
+      ui.showToast({ error: E.friendlyError({ code: "empty_text" }), autoHideMs: 6000 });
+      return { ok: true, started: false };
+    }
+    const port = B.connect(PORT.CHECK);
+    current = { checkId, port, state: CS.initial(checkId, begun.text), begun, done: false };
+    const mine = current;
+    ui.showToast({ kind: "progress", title: "Checking the selection against your PDFs…" });
+    port.onMessage.addListener((event) => onEvent(mine, event));
+    port.onDisconnect.addListener(() => {
+      if (!mine.done && current === mine) {
+        onEvent(mine, { type: "error", error: E.friendlyError({ code: "request_failed", message: "the connection to the extension's service worker closed" }) });
+      }
+    });
+    port.postMessage({ type: "check", text: begun.text, checkId });
+    return { ok: true, started: true, checkId, text: begun.text };
+  }
+
+  function progressText(state) {
+    const c = CS.counts(state);
+    const checkable = state.sentences.filter((s) => s.checkable !== false).length;
+    const doneN = c.supported + c.contradicted + c.unsupported;
+    return `${doneN} of ${checkable} sentences checked`;
+  }
+
+  function summaryText(state) {
+    const c = CS.counts(state);
+    const parts = [];
+    if (c.contradicted) parts.push(`${c.contradicted} contradicted`);
+    if (c.unsupported) parts.push(`${c.unsupported} not supported`);
+    parts.push(`${c.supported} supported`);
+    if (c.skipped) parts.push(`${c.skipped} skipped`);
+    return parts.join(", ");
+  }
+
+  function onEvent(mine, event) {
+    if (current !== mine) return;
+    mine.state = CS.apply(mine.state, event);
+    switch (event.type) {
+      case "sentences":
+        marks.addSentences(mine.checkId, mine.begun.text, mine.begun.extract, event.sentences);
+        ui.showToast({ kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine.state) });
+        break;
+      case "verdict":
+        marks.setVerdict(mine.checkId, event);
+        ui.showToast({ kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine.state) });
+        break;
+      case "summary": {
+        mine.done = true;
+        const c = CS.counts(mine.state);
+        const flagged = c.contradicted + c.unsupported;
+        ui.showToast({
+          kind: "done",
+          title: flagged ? `${flagged} sentence${flagged > 1 ? "s" : ""} not backed by your PDFs` : "Every checked sentence is backed by your PDFs",
+          body: summaryText(mine.state) + (flagged ? ". Hover or click a mark for details." : "."),
+          autoHideMs: 8000,
+        });
+        try { mine.port.disconnect(); } catch (_) { /* already closed */ }
+        break;
+      }
+      case "error":
+        mine.done = true;
+        ui.showToast({ error: event.error });
+        break;
+      default:
+        break;
+    }
+  }
+
+  function onMissing(keys, entries) {
+    if (current) B.send(M.message(MSG.MARKS_STATUS, { checkId: current.checkId, missing: keys })).catch(() => {});
+    if (!entries.length) return;
+    ui.showToast({
+      kind: "missing",
+      title: `${entries.length} checked sentence${entries.length > 1 ? "s" : ""} can no longer be found on the page`,
+      list: entries.map((e) => `${root.SC.LABEL_TEXT[e.label] || e.label}: “${e.text.length > 90 ? e.text.slice(0, 88) + "…" : e.text}”`),
+    });
+  }
+
+  // ---------------------------------------------------------------- hover and click on marks
+
+  function scheduleHide() {
+    clearTimeout(leaveTimer);
+    leaveTimer = setTimeout(() => { if (!overCard) ui.hideCard(false); }, LEAVE_MS);
+  }
+
+  function rectUnder(entry, x, y) {
+    for (const r of entry.range.getClientRects()) {
+      if (x >= r.left - 1 && x <= r.right + 1 && y >= r.top - 1 && y <= r.bottom + 1) return r;
+    }
+    return entry.range.getBoundingClientRect();
+  }
+
+  let moveQueued = false;
+  let lastMove = null;
+  doc.addEventListener("mousemove", (e) => {
+    lastMove = e;
+    if (moveQueued || !marks.entries.size) return;
+    moveQueued = true;
+    root.requestAnimationFrame(() => {
+      moveQueued = false;
+      const ev = lastMove;
+      if (ui.owns(ev)) return;
+      const entry = marks.hitTest(ev.clientX, ev.clientY);
+      clearTimeout(hoverTimer);
+      if (entry && entry.verdict) {
+        clearTimeout(leaveTimer);
+        if (ui.cardEntry === entry || ui.pinned) return;
+        hoverTimer = setTimeout(() => ui.showCard(entry, rectUnder(entry, ev.clientX, ev.clientY), false), HOVER_MS);
+      } else if (ui.cardVisible() && !ui.pinned) {
+        scheduleHide();
+      }
+    });
+  }, { passive: true });
+
+  doc.addEventListener("click", (e) => {
+    if (ui.owns(e)) return;
+    const entry = marks.entries.size ? marks.hitTest(e.clientX, e.clientY) : null;
+    if (entry && entry.verdict) {
+      // Only when the user is not making a selection of their own.
+      const sel = doc.getSelection();
+      if (sel && !sel.isCollapsed) return;
+      ui.showCard(entry, rectUnder(entry, e.clientX, e.clientY), true);
+    } else if (ui.cardVisible()) {
+      ui.hideCard(true);
+    }
+  }, { passive: true, capture: true });
+
+  doc.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && ui.cardVisible()) ui.hideCard(true);
+  }, { passive: true });
+
+  // ---------------------------------------------------------------- messages from the service worker
+
+  B.ext.runtime.onMessage.addListener(M.createRouter({
+    [MSG.PING]: () => ({ ok: true }),
+    [MSG.START_CHECK]: (msg) => startCheck(msg.fallbackText),
+    [MSG.SCROLL_TO]: (msg) => {
+      const entry = marks.scrollTo(msg.key);
+      if (!entry) return { ok: false, error: { code: "not_found", message: "That sentence can no longer be found on the page." } };
+      if (entry.verdict) setTimeout(() => ui.showCard(entry, entry.range.getBoundingClientRect(), true), 350);
+      return { ok: true };
+    },
+  }));
+})(typeof globalThis !== "undefined" ? globalThis : this);

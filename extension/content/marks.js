@@ -1,0 +1,199 @@
+// Marks in the page: one entry per checked sentence, anchored by selectors (lib/anchoring.js)
+// and drawn with the CSS Custom Highlight API, so the page's own nodes (often owned by React or
+// another framework) are never wrapped or changed. When the page re-renders, a debounced
+// MutationObserver re-anchors every entry; entries that cannot be found are reported.
+(function (root) {
+  "use strict";
+
+  const SC = root.SC || {};
+  const AN = SC.anchoring || require("../lib/anchoring.js");
+  const OFF = SC.offsets || require("../lib/offsets.js");
+  const CS = SC.checkState || require("../lib/check-state.js");
+
+  const HIGHLIGHT = {
+    contradicted: "sourcecheck-contradicted",
+    unsupported: "sourcecheck-unsupported",
+    supported: "sourcecheck-supported",
+    focus: "sourcecheck-focus",
+  };
+  const DEBOUNCE_MS = 200;
+  const MAX_WAIT_MS = 1000;
+
+  class Marks {
+    /** doc: the page; isOwnUi(element): our hosts, left out of the text; onMissing(keys, entries). */
+    constructor(doc, { isOwnUi, onMissing } = {}) {
+      this.doc = doc;
+      this.isOwnUi = isOwnUi || (() => false);
+      this.onMissing = onMissing || (() => {});
+      this.entries = new Map(); // key "checkId:index" -> entry
+      this.showSupported = false;
+      this.index = null;
+      this.observer = null;
+      this.timer = null;
+      this.firstDirty = 0;
+      this.lastMissing = "";
+      this.supported = !!(root.CSS && root.CSS.highlights && root.Highlight);
+    }
+
+    textIndex() {
+      if (!this.index) this.index = AN.buildTextIndex(this.doc.body || this.doc.documentElement, this.isOwnUi);
+      return this.index;
+    }
+
+    /**
+     * Start a check of a DOM Range: forget marks inside it, and return {text, extract} — the text
+     * to send and the mapping from its offsets back to the page.
+     */
+    begin(range) {
+      this.index = null;
+      const idx = this.textIndex();
+      const pos = AN.positionsOfRange(idx, range);
+      for (const [key, e] of this.entries) {
+        const p = e.selectors.position;
+        if (p.start < pos.end && pos.start < p.end) this.entries.delete(key);
+      }
+      const extract = AN.extract(idx, pos.start, pos.end);
+      this.render();
+      return { text: extract.text, extract, start: pos.start, end: pos.end };
+    }
+
+    /** Anchor the sentences of a check: text is what was sent, sentences the API's list. */
+    addSentences(checkId, text, extract, sentences) {
+      const idx = this.textIndex();
+      const table = OFF.codePointTable(text);
+      for (const s of sentences) {
+        const u = OFF.sentenceToUtf16(text, s, table);
+        const start = extract.startAt(u.start);
+        const end = extract.endAt(u.end);
+        const key = checkId + ":" + s.index;
+        this.entries.set(key, {
+          key, checkId, index: s.index, text: s.text, checkable: s.checkable !== false,
+          label: s.checkable === false ? "skipped" : "pending", verdict: null,
+          selectors: AN.describe(idx.text, start, end), range: AN.rangeFor(idx, start, end), found: true,
+        });
+      }
+      this.observe();
+      this.render();
+    }
+
+    setVerdict(checkId, verdict) {
+      const e = this.entries.get(checkId + ":" + verdict.index);
+      if (!e) return null;
+      e.verdict = verdict;
+      e.label = verdict.label;
+      this.render();
+      return e;
+    }
+
+    setShowSupported(value) {
+      this.showSupported = !!value;
+      this.render();
+    }
+
+    /** Entries drawn in the page now. */
+    marked() {
+      return [...this.entries.values()].filter((e) => e.found && e.range && CS.isMarked(e.label, this.showSupported));
+    }
+
+    /** Draw every entry's range into its label's highlight. */
+    render() {
+      if (!this.supported) return;
+      const byLabel = { contradicted: [], unsupported: [], supported: [] };
+      for (const e of this.marked()) byLabel[e.label].push(e.range);
+      for (const label of Object.keys(byLabel)) {
+        const name = HIGHLIGHT[label];
+        if (byLabel[label].length) {
+          const h = new root.Highlight(...byLabel[label]);
+          h.priority = label === "contradicted" ? 3 : label === "unsupported" ? 2 : 1;
+          root.CSS.highlights.set(name, h);
+        } else {
+          root.CSS.highlights.delete(name);
+        }
+      }
+    }
+
+    /** The marked entry under viewport point (x, y), or null. */
+    hitTest(x, y) {
+      for (const e of this.marked()) {
+        for (const r of e.range.getClientRects()) {
+          if (x >= r.left - 1 && x <= r.right + 1 && y >= r.top - 1 && y <= r.bottom + 1) return e;
+        }
+      }
+      return null;
+    }
+
+    /** Scroll an entry into view and flash it. Returns the entry, or null when it is not found. */
+    scrollTo(key) {
+      const e = this.entries.get(key);
+      if (!e || !e.found || !e.range) return null;
+      const node = e.range.startContainer;
+      const el = node.nodeType === 1 ? node : node.parentElement;
+      if (el && el.scrollIntoView) el.scrollIntoView({ block: "center", inline: "nearest" });
+      if (this.supported) {
+        root.CSS.highlights.set(HIGHLIGHT.focus, new root.Highlight(e.range));
+        clearTimeout(this.focusTimer);
+        this.focusTimer = setTimeout(() => root.CSS.highlights.delete(HIGHLIGHT.focus), 1600);
+      }
+      return e;
+    }
+
+    /** Find every entry again in the current page (after it changed). */
+    reanchor() {
+      this.index = null;
+      const idx = this.textIndex();
+      const prepared = AN.prepare(idx.text);
+      const missing = [];
+      for (const e of this.entries.values()) {
+        const a = AN.anchor(prepared, e.selectors);
+        if (a) {
+          e.selectors.position = { start: a.start, end: a.end };
+          e.range = AN.rangeFor(idx, a.start, a.end);
+          e.found = !!e.range;
+        } else {
+          e.range = null;
+          e.found = false;
+        }
+        if (!e.found && e.label !== "skipped") missing.push(e);
+      }
+      this.render();
+      const sig = missing.map((e) => e.key).join(",");
+      if (sig !== this.lastMissing) {
+        this.lastMissing = sig;
+        this.onMissing(missing.map((e) => e.key), missing);
+      }
+      return missing;
+    }
+
+    /** Watch the page; re-anchor after it has been quiet for a moment (or at most every second). */
+    observe() {
+      if (this.observer || !root.MutationObserver) return;
+      this.observer = new root.MutationObserver((records) => {
+        const own = (n) => n.nodeType === 1 && this.isOwnUi(n);
+        const relevant = records.some((r) => {
+          const t = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+          if (t && t.closest && t.closest("[data-sourcecheck-ui]")) return false;
+          // Our own hosts coming and going is not the page changing.
+          return !(r.type === "childList" && [...r.addedNodes, ...r.removedNodes].every(own));
+        });
+        if (!relevant || !this.entries.size) return;
+        this.index = null;
+        const now = Date.now();
+        if (!this.timer) this.firstDirty = now;
+        clearTimeout(this.timer);
+        const wait = Math.max(0, Math.min(DEBOUNCE_MS, this.firstDirty + MAX_WAIT_MS - now));
+        this.timer = setTimeout(() => { this.timer = null; this.reanchor(); }, wait);
+      });
+      this.observer.observe(this.doc.body || this.doc.documentElement, { childList: true, subtree: true, characterData: true });
+    }
+
+    clear() {
+      this.entries.clear();
+      this.render();
+    }
+  }
+
+  root.SC = root.SC || {};
+  root.SC.Marks = Marks;
+  root.SC.HIGHLIGHT = HIGHLIGHT;
+  if (typeof module === "object" && module.exports) module.exports = { Marks, HIGHLIGHT };
+})(typeof globalThis !== "undefined" ? globalThis : this);

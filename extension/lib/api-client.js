@@ -1,0 +1,115 @@
+// The backend's HTTP API (../shared API.md, v1) as functions. Only the service worker uses this:
+// a content script's fetch would carry the page's origin and be refused.
+(function (root) {
+  "use strict";
+
+  const ndjson = root.SC && root.SC.ndjson ? root.SC.ndjson : require("./ndjson.js");
+  const errors = root.SC && root.SC.errors ? root.SC.errors : require("./errors.js");
+
+  /** An error from the backend or from reaching it; .friendly is what a person reads. */
+  class BackendError extends Error {
+    constructor(info, backendUrl) {
+      super(info.message || info.code || (info.network ? "backend unreachable" : "request failed"));
+      this.name = "BackendError";
+      this.info = info;
+      this.friendly = errors.friendlyError(Object.assign({ backendUrl }, info));
+    }
+  }
+
+  class BackendClient {
+    /** baseUrl like http://127.0.0.1:8765; token from pairing; fetchImpl for tests. */
+    constructor({ baseUrl, token, fetchImpl }) {
+      this.baseUrl = String(baseUrl).replace(/\/+$/, "");
+      this.token = token || "";
+      this.fetch = fetchImpl || root.fetch.bind(root);
+    }
+
+    url(path) {
+      return this.baseUrl + "/api/v1" + path;
+    }
+
+    /** fetch with the token; throws BackendError for network failures and non-2xx answers. */
+    async request(path, { method = "GET", body, headers = {}, auth = true, signal, raw = false } = {}) {
+      const h = Object.assign({}, headers);
+      if (auth && this.token) h.Authorization = "Bearer " + this.token;
+      let response;
+      try {
+        response = await this.fetch(this.url(path), { method, body, headers: h, signal, credentials: "omit" });
+      } catch (err) {
+        if (err && err.name === "AbortError") throw err;
+        // fetch rejects with a TypeError when nothing listens at the address.
+        throw new BackendError({ network: true, message: String(err && err.message || err) }, this.baseUrl);
+      }
+      if (!response.ok) {
+        let body = null;
+        try { body = await response.json(); } catch (_) { /* not the API's JSON error shape */ }
+        const e = body && body.error ? body.error : {};
+        throw new BackendError({ status: response.status, code: e.code, message: e.message }, this.baseUrl);
+      }
+      return raw ? response : response.json();
+    }
+
+    health() { return this.request("/health", { auth: false }); }
+
+    async pair(code) {
+      try {
+        return await this.request("/pair", {
+          method: "POST", auth: false, body: JSON.stringify({ code: String(code).trim() }),
+          headers: { "Content-Type": "application/json" },
+        });
+      } catch (err) {
+        if (err instanceof BackendError && (err.info.status === 403 || err.info.status === 400)) {
+          throw new BackendError(Object.assign({}, err.info, { status: undefined, code: "pairing_failed" }), this.baseUrl);
+        }
+        throw err;
+      }
+    }
+
+    documents() { return this.request("/documents"); }
+    document(id) { return this.request("/documents/" + encodeURIComponent(id)); }
+    deleteDocument(id) { return this.request("/documents/" + encodeURIComponent(id), { method: "DELETE" }); }
+
+    /** Upload PDFs: files is [{name, blob}]. Resolves with the API's {ok, documents}. */
+    upload(files) {
+      const form = new FormData();
+      for (const f of files) form.append("file", f.blob, f.name);
+      return this.request("/documents", { method: "POST", body: form });
+    }
+
+    /** The PDF bytes of a document, as an ArrayBuffer. */
+    async file(id) {
+      const response = await this.request("/documents/" + encodeURIComponent(id) + "/file", { raw: true });
+      return response.arrayBuffer();
+    }
+
+    /**
+     * POST /check, streaming: onEvent(event) per NDJSON object as it arrives. Resolves when the
+     * stream ends. A server that answers with one JSON object is replayed as events.
+     */
+    async check(text, { onEvent, signal, documents, options } = {}) {
+      const payload = { text };
+      if (documents && documents.length) payload.documents = documents;
+      payload.options = Object.assign({ revise: true, decompose: false }, options || {});
+      const response = await this.request("/check", {
+        method: "POST", raw: true, signal, body: JSON.stringify(payload),
+        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" },
+      });
+      const type = response.headers.get("Content-Type") || "";
+      if (type.includes("application/json")) {
+        const whole = await response.json();
+        onEvent({ type: "sentences", sentences: whole.sentences || [] });
+        for (const v of whole.verdicts || []) onEvent(Object.assign({ type: "verdict" }, v));
+        onEvent(Object.assign({ type: "summary" }, whole.summary || {}));
+        return;
+      }
+      await ndjson.readStream(response, onEvent, (line) => {
+        onEvent({ type: "error", error: { code: "request_failed", message: "The backend sent a line that is not JSON: " + line.slice(0, 80) } });
+      });
+    }
+  }
+
+  const api = { BackendClient, BackendError };
+  root.SC = root.SC || {};
+  root.SC.apiClient = api;
+  if (typeof module === "object" && module.exports) module.exports = api;
+})(typeof globalThis !== "undefined" ? globalThis : this);

@@ -1,0 +1,64 @@
+// The state of one check as its events arrive (a reducer: state + event -> state). Used by the
+// content script to mark the page and by the service worker to keep "the last check" for the
+// side panel, so both read the stream the same way.
+(function (root) {
+  "use strict";
+
+  function initial(checkId, text) {
+    return { checkId, text, status: "checking", sentences: [], verdicts: {}, summary: null, error: null, missing: [] };
+  }
+
+  /** Apply one check event; returns a new state (the old one is not modified). */
+  function apply(state, event) {
+    const next = Object.assign({}, state, { verdicts: Object.assign({}, state.verdicts) });
+    switch (event.type) {
+      case "sentences":
+        next.sentences = event.sentences.slice();
+        break;
+      case "verdict": {
+        const v = Object.assign({}, event);
+        delete v.type;
+        next.verdicts[v.index] = v;
+        break;
+      }
+      case "summary":
+        next.summary = Object.assign({}, event);
+        delete next.summary.type;
+        next.status = "done";
+        break;
+      case "error":
+        next.error = event.error;
+        next.status = "error";
+        break;
+      default:
+        break;
+    }
+    return next;
+  }
+
+  /** The label shown for sentence i: its verdict's, "skipped" when not checkable, else "pending". */
+  function labelOf(state, i) {
+    const v = state.verdicts[i];
+    if (v) return v.label;
+    const s = state.sentences.find((x) => x.index === i);
+    if (s && s.checkable === false) return "skipped";
+    return state.status === "checking" ? "pending" : "skipped";
+  }
+
+  /** Counts by label over the sentences seen so far. */
+  function counts(state) {
+    const c = { supported: 0, contradicted: 0, unsupported: 0, skipped: 0, pending: 0 };
+    for (const s of state.sentences) c[labelOf(state, s.index)] += 1;
+    return c;
+  }
+
+  /** Should a sentence with this label be marked in the page? */
+  function isMarked(label, showSupported) {
+    return label === "contradicted" || label === "unsupported" || (label === "supported" && !!showSupported);
+  }
+
+  const api = { initial, apply, labelOf, counts, isMarked };
+  root.SC = root.SC || {};
+  root.SC.checkState = api;
+  if (typeof module === "object" && module.exports) module.exports = api;
+})(typeof globalThis !== "undefined" ? globalThis : this);

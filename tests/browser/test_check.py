@@ -1,0 +1,103 @@
+"""Select an answer on a chat-like page, check it, and read the marks and the card."""
+
+import pytest
+
+from browser_helpers import HIGHLIGHTS_JS, ShadowUI, wait_until
+
+pytestmark = pytest.mark.browser
+
+CONTRADICTED = ["The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data."]
+UNSUPPORTED = ["The authors also released a mobile app for birdwatchers in Zürich.", "Café owners liked it très much 🚀."]
+SUPPORTED = [
+    "The FAVA model was trained on 35,074 training instances.",
+    "The retrieval component uses Contriever to find relevant passages.",
+    "Errors are grouped into six types, from entity errors to unverifiable statements.",
+]
+
+
+def select_answer(page):
+    page.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+
+
+def wait_done(ext):
+    return wait_until(lambda: (lc := ext.last_check()) and lc["status"] in ("done", "error") and lc,
+                      what="the check to finish")
+
+
+def mark_center(page, name, text):
+    """Viewport centre of the first line of the marked range whose text is `text`."""
+    return page.evaluate("""([name, text]) => {
+        const r = [...CSS.highlights.get(name)].find(r => r.toString().replace(/\\s+/g, ' ').trim() === text);
+        const b = r.getClientRects()[0];
+        return [b.left + Math.min(b.width / 2, 40), b.top + b.height / 2];
+    }""", [name, text])
+
+
+def test_button_check_marks_exactly_the_flagged_sentences(ext, chat, artifacts):
+    ui = ShadowUI(chat)
+    select_answer(chat)
+    button = wait_until(lambda: ui.shown("btn"), what="the check button next to the selection")
+    ui.click(button)
+    lc = wait_done(ext)
+    assert lc["status"] == "done", lc
+    marks = chat.evaluate(HIGHLIGHTS_JS)
+    assert sorted(marks.get("sourcecheck-contradicted", [])) == sorted(CONTRADICTED)
+    assert sorted(marks.get("sourcecheck-unsupported", [])) == sorted(UNSUPPORTED)
+    assert "sourcecheck-supported" not in marks  # off by default
+    # The selection survives the check.
+    assert "FAVA model was trained" in chat.evaluate("() => getSelection().toString()")
+    labels = {s["text"]: s["label"] for s in lc["sentences"]}
+    assert labels["Do you want more details?"] == "skipped"
+    chat.screenshot(path=str(artifacts / "check-marks.png"))
+
+
+def test_card_shows_critique_and_evidence_and_opens_the_pdf(ext, chat, artifacts):
+    ui = ShadowUI(chat)
+    select_answer(chat)
+    ext.check_tab(chat)  # the context-menu / shortcut path
+    wait_done(ext)
+    chat.evaluate("() => getSelection().removeAllRanges()")
+    x, y = mark_center(chat, "sourcecheck-contradicted", CONTRADICTED[0])
+    chat.mouse.move(x, y)
+    card = wait_until(lambda: ui.shown("card"), what="the card on hover")
+    text = ShadowUI.text(card)
+    assert "Contradicted by your sources" in text
+    assert "P(supported) 10%" in text
+    assert "wrong entity or number" in text
+    assert "The sources give a different number than the claim." in text
+    assert "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data." in text
+    assert "fava.pdf · p. 2" in text
+    chat.screenshot(path=str(artifacts / "card.png"))
+
+    evidence = ui.find_all("evidence")[0]
+    with ext.ctx.expect_page() as info:
+        ui.click(evidence)
+    viewer = info.value
+    viewer.wait_for_selector("#status[data-found]", timeout=20000)
+    status = viewer.locator("#status")
+    assert status.get_attribute("data-found") == "true", status.inner_text()
+    assert status.get_attribute("data-page") == "2"
+    quote = viewer.evaluate("() => [...CSS.highlights.get('sourcecheck-quote')].map(r => r.toString()).join(' ')")
+    assert "Llama2-Chat 7B" in quote
+    viewer.screenshot(path=str(artifacts / "viewer.png"))
+
+
+def test_works_on_a_page_with_a_strict_csp(ext, site, fava_doc):
+    page = ext.ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site + "/strict-csp.html")
+    ui = ShadowUI(page)
+    page.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    button = wait_until(lambda: ui.shown("btn"), what="the check button")
+    # Our styles apply although the page forbids inline styles.
+    ui.cdp.send("CSS.enable")
+    ui.cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+    node_id = ui.cdp.send("DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [button["backendNodeId"]]})["nodeIds"][0]
+    style = {p["name"]: p["value"] for p in ui.cdp.send("CSS.getComputedStyleForNode", {"nodeId": node_id})["computedStyle"]}
+    assert style["border-top-left-radius"] == "14px" and style["position"] == "fixed"
+    ui.click(button)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    marks = page.evaluate(HIGHLIGHTS_JS)
+    assert marks["sourcecheck-unsupported"] == ["The authors also released a mobile app for birdwatchers in Zürich."]
+    assert errors == []

@@ -1,0 +1,51 @@
+"""The issue's 'done when': ingest two real PDFs with the CLI and check a text with the real default GGUF."""
+
+import json
+import subprocess
+
+import pytest
+
+from integration.conftest import PYTHON, sourcecheck_env
+
+pytestmark = [pytest.mark.integration, pytest.mark.model]
+
+
+def run(args, env, input=None):
+    return subprocess.run([PYTHON, "-m", "sourcecheck", *args], env=env, input=input, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_cli_flags_a_wrong_number_and_passes_a_right_one(index_dir, fava_pdf, bridge_pdf, real_model_path):
+    env = sourcecheck_env(index_dir)
+    out = run(["ingest", str(fava_pdf), str(bridge_pdf)], env)
+    assert out.returncode == 0, out.stderr
+    assert "fava.pdf  3 pages" in out.stdout and "bridge.pdf  2 pages" in out.stdout
+
+    text = ("The Golden Gate Bridge opened to traffic on May 27, 1937. "
+            "FAVA was trained on 350,000 synthetic training instances.")
+    out = run(["check", "--json", "-"], env, input=text)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    right, wrong = result["verdicts"]
+    assert right["label"] == "supported" and right["p_supported"] >= 0.5
+    assert right["evidence"][0]["filename"] == "bridge.pdf" and right["evidence"][0]["page"] == 1
+    assert "May 27, 1937" in right["evidence"][0]["quote"]
+    assert wrong["label"] in ("contradicted", "unsupported") and wrong["p_supported"] < 0.5
+    assert wrong["evidence"][0]["filename"] == "fava.pdf" and wrong["evidence"][0]["page"] == 2
+    assert "35,074" in wrong["evidence"][0]["quote"] and wrong["critique"]
+    assert result["summary"]["p_all_supported"] < 0.5
+
+    table = run(["check", text], env)
+    assert table.returncode == 0 and "supported" in table.stdout and 'bridge.pdf p.1: "' in table.stdout
+
+
+def test_cli_reports_bad_input(index_dir, tmp_path):
+    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash")
+    not_pdf = tmp_path / "x.pdf"
+    not_pdf.write_text("hello")
+    out = run(["ingest", str(not_pdf), str(tmp_path / "missing.pdf")], env)
+    assert out.returncode == 1 and "not a PDF" in out.stderr and "missing.pdf" in out.stderr
+    out = run(["check", "The bridge is orange."], env)
+    assert out.returncode == 1 and "error (empty_library)" in out.stderr
+    out = run(["check", ""], env)
+    assert out.returncode == 1 and "error (empty_text)" in out.stderr

@@ -1,0 +1,33 @@
+"""`sourcecheck eval` on two real WiCE records with the real default GGUF and MiniLM embeddings."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sourcecheck.config import ROOT, load_settings
+from sourcecheck.evaluate import evaluate
+
+pytestmark = [pytest.mark.integration, pytest.mark.model]
+
+MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+DATA = ROOT.parent / "shared" / "benchmarks" / "wice" / "dev.jsonl"
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the default GGUF is not installed (scripts/setup)")
+@pytest.mark.skipif(not DATA.exists(), reason="the benchmark data is not next to the checkout")
+def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch):
+    for name in ("BACKEND", "MODEL", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD"):
+        monkeypatch.delenv(f"SOURCECHECK_{name}", raising=False)
+    settings = load_settings({"INDEX_DIR": str(tmp_path / "index")})
+    report = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None)
+    ds = report["datasets"]["wice"]
+    assert ds["records"] == 2 and not ds["errors"]
+    assert ds["sentence"]["n"] == 2 and ds["alignment"]["sentence"]["not_found"] == 0
+    preds = [json.loads(line) for line in Path(tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
+    assert all(0.0 < u["p_raw"] < 1.0 for u in preds)  # real probabilities, not a parsed Yes/No
+    assert ds["timing"]["seconds_per_record"] > 0
+    assert (tmp_path / "out" / "reliability.png").exists()
+    # a second run is served from the cache: no record is checked again
+    again = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None)
+    assert again["datasets"]["wice"]["timing"]["this_run_records"] == 0

@@ -1,0 +1,42 @@
+"""A persistent Chroma library with the real embedding model and real multi-page PDFs, closed and reopened."""
+
+import pytest
+
+from sourcecheck.embeddings import MiniLMEmbedding
+from sourcecheck.library import Library
+
+pytestmark = pytest.mark.integration
+
+
+def test_persistent_library_survives_reopening(tmp_path, fava_pdf, bridge_pdf):
+    path = tmp_path / "index"
+    lib = Library(path, MiniLMEmbedding())
+    ids = []
+    for pdf in (fava_pdf, bridge_pdf):
+        doc, _ = lib.add_pdf(pdf.read_bytes(), pdf.name)
+        ids.append(lib.ingest(doc["id"])["id"])
+    hit = lib.search("What colour is the bridge painted?", k=1)[0]
+    assert (hit.document_id, hit.page) == (ids[1], 2) and "International Orange" in hit.text
+    del lib
+
+    reopened = Library(path, MiniLMEmbedding())
+    assert [d["status"] for d in reopened.list()] == ["ready", "ready"]
+    assert reopened.counts()["chunks"] >= 5
+    hit = reopened.search("how many synthetic training examples were generated", k=1)[0]
+    assert (hit.document_id, hit.page) == (ids[0], 2) and "35,074" in hit.text
+    assert reopened.file_bytes(ids[0]) == fava_pdf.read_bytes()
+    reopened.delete(ids[0])
+    del reopened
+
+    again = Library(path, MiniLMEmbedding())
+    assert [d["id"] for d in again.list()] == [ids[1]]
+    assert all(h.document_id == ids[1] for h in again.search("training instances", k=5))
+    assert not (path / "files" / f"{ids[0]}.pdf").exists()
+
+
+def test_semantic_search_finds_paraphrases(tmp_path, bridge_pdf):
+    lib = Library(tmp_path / "index", MiniLMEmbedding())
+    doc, _ = lib.add_pdf(bridge_pdf.read_bytes(), bridge_pdf.name)
+    lib.ingest(doc["id"])
+    hits = lib.search("When did cars first drive across it?", k=2)
+    assert hits[0].page == 1 and hits[0].similarity > 0.2

@@ -1,0 +1,74 @@
+"""The server as a subprocess, driven over real HTTP: pairing, token, Host, CORS, upload, streaming order."""
+
+import json
+import re
+import subprocess
+
+import httpx
+import pytest
+
+from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
+
+pytestmark = pytest.mark.integration
+EXT = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+
+
+@pytest.fixture
+def server(index_dir):
+    port = free_port()
+    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port)
+    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        code = re.search(r"Pairing code: (\d{3}-\d{3})", proc.stdout.readline()).group(1)
+        assert proc.stdout.readline().strip() == f"Serving on http://127.0.0.1:{port}"
+        wait_for(f"http://127.0.0.1:{port}/api/v1/health", proc)
+        yield f"http://127.0.0.1:{port}", code, port
+    finally:
+        stop(proc)
+
+
+def test_pair_upload_and_stream_a_check(server, fava_pdf, bridge_pdf):
+    base, code, port = server
+    api = f"{base}/api/v1"
+    assert httpx.get(f"{api}/documents").status_code == 401
+    assert httpx.post(f"{api}/pair", json={"code": "000-000" if code != "000-000" else "111-111"}).status_code == 403
+    token = httpx.post(f"{api}/pair", json={"code": code}, headers={"Origin": EXT}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}", "Origin": EXT}
+    assert httpx.get(f"{api}/health", headers=auth).json()["paired"] is True
+
+    files = [("file", (p.name, p.read_bytes(), "application/pdf")) for p in (fava_pdf, bridge_pdf)]
+    resp = httpx.post(f"{api}/documents", files=files, headers=auth)
+    assert resp.status_code == 202 and resp.headers["Access-Control-Allow-Origin"] == EXT
+    for doc in resp.json()["documents"]:
+        for _ in range(100):
+            got = httpx.get(f"{api}/documents/{doc['id']}", headers=auth).json()["document"]
+            if got["status"] in ("ready", "failed"):
+                break
+        assert got["status"] == "ready" and got["progress"] == 1.0
+
+    text = "Hi! The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long."
+    with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth) as resp:
+        assert resp.headers["content-type"].startswith("application/x-ndjson")
+        events = [json.loads(line) for line in resp.iter_lines() if line]
+    assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "summary"]
+    assert [s["checkable"] for s in events[0]["sentences"]] == [False, True, True]
+    assert [e["label"] for e in events[1:3]] == ["supported", "contradicted"]
+
+
+def test_foreign_host_and_web_origin_are_refused(server):
+    base, _, port = server
+    resp = httpx.get(f"{base}/api/v1/health", headers={"Host": f"attacker.example:{port}"})
+    assert resp.status_code == 403 and resp.json()["error"]["code"] == "host_not_allowed"
+    resp = httpx.get(f"{base}/api/v1/health", headers={"Origin": "https://chatgpt.com"})
+    assert resp.status_code == 403 and resp.json()["error"]["code"] == "origin_not_allowed"
+    assert "access-control-allow-origin" not in resp.headers
+    assert httpx.get(f"http://localhost:{port}/api/v1/health").status_code == 200
+
+
+def test_pair_command_issues_a_code_the_running_server_accepts(server, index_dir):
+    base, _, port = server
+    out = subprocess.run([PYTHON, "-m", "sourcecheck", "pair"], env=sourcecheck_env(index_dir), capture_output=True,
+                         text=True, timeout=60)
+    code = re.search(r"(\d{3}-\d{3})", out.stdout).group(1)
+    assert httpx.post(f"{base}/api/v1/pair", json={"code": code}).status_code == 200

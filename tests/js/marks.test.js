@@ -1,0 +1,106 @@
+// The content script's marks, in jsdom: anchoring a check's sentences, and finding them again
+// after the page re-renders its message.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { load, dom } from "./helpers.js";
+
+const O = load("lib/offsets.js");
+
+function setup(html) {
+  const win = dom(html);
+  globalThis.MutationObserver = win.MutationObserver;
+  globalThis.Highlight = class Highlight { constructor(...ranges) { this.ranges = ranges; } };
+  globalThis.CSS = { highlights: new Map() };
+  const { Marks } = load("content/marks.js");
+  const missing = [];
+  const marks = new Marks(win.document, {
+    isOwnUi: (el) => el.hasAttribute("data-sourcecheck-ui"),
+    onMissing: (keys) => missing.push(keys),
+  });
+  return { win, doc: win.document, marks, missing };
+}
+
+/** Sentences as the API would report them for text (code point offsets). */
+function apiSentences(text, parts) {
+  return parts.map((p, index) => {
+    const u = text.indexOf(p);
+    const start = [...text.slice(0, u)].length;
+    return { index, start, end: start + [...p].length, text: p, checkable: true };
+  });
+}
+
+const HTML = `<main><div class="msg"><p>Hello 👋 there! The model has <b>7 billion</b> parameters.</p>
+  <ul><li>It was trained in <a href="#">2021</a>.</li><li>It uses <code>RoPE</code> embeddings.</li></ul></div></main>`;
+const PARTS = ["Hello 👋 there!", "The model has 7 billion parameters.", "It was trained in 2021.", "It uses RoPE embeddings."];
+
+function check(ctx) {
+  const range = ctx.doc.createRange();
+  range.selectNodeContents(ctx.doc.querySelector(".msg"));
+  const begun = ctx.marks.begin(range);
+  ctx.marks.addSentences("c1", begun.text, begun.extract, apiSentences(begun.text, PARTS));
+  ctx.marks.setVerdict("c1", { index: 1, label: "contradicted" });
+  ctx.marks.setVerdict("c1", { index: 2, label: "unsupported" });
+  ctx.marks.setVerdict("c1", { index: 3, label: "supported" });
+  return begun;
+}
+
+test("a check's sentences are anchored across markup and drawn by label", () => {
+  const ctx = setup(HTML);
+  const begun = check(ctx);
+  assert.equal(begun.text, PARTS.join(" "));
+  assert.deepEqual([...ctx.marks.entries.values()].map((e) => e.range.toString().replace(/\s+/g, " ")), PARTS);
+  const hl = globalThis.CSS.highlights;
+  assert.deepEqual(hl.get("sourcecheck-contradicted").ranges.map(String), ["The model has 7 billion parameters."]);
+  assert.deepEqual(hl.get("sourcecheck-unsupported").ranges.map(String), ["It was trained in 2021."]);
+  assert.equal(hl.get("sourcecheck-supported"), undefined, "supported marks are off by default");
+  ctx.marks.setShowSupported(true);
+  assert.deepEqual(hl.get("sourcecheck-supported").ranges.map(String), ["It uses RoPE embeddings."]);
+});
+
+test("after a re-render that replaces the nodes, marks are found again", async () => {
+  const ctx = setup(HTML);
+  check(ctx);
+  // Re-render the message the way a framework does: new nodes, same text, plus a new paragraph.
+  const msg = ctx.doc.querySelector(".msg");
+  msg.innerHTML = "<p>Edited intro.</p>" + msg.innerHTML;
+  const missing = ctx.marks.reanchor();
+  assert.equal(missing.length, 0);
+  const hl = globalThis.CSS.highlights;
+  assert.deepEqual(hl.get("sourcecheck-contradicted").ranges.map(String), ["The model has 7 billion parameters."]);
+  assert.ok(hl.get("sourcecheck-contradicted").ranges[0].startContainer.isConnected);
+});
+
+test("sentences that disappear are reported as missing", () => {
+  const ctx = setup(HTML);
+  check(ctx);
+  ctx.doc.querySelector("li").remove(); // "It was trained in 2021."
+  const missing = ctx.marks.reanchor();
+  assert.deepEqual(missing.map((e) => e.text), ["It was trained in 2021."]);
+  assert.deepEqual(ctx.missing.at(-1), ["c1:2"]);
+  assert.equal(globalThis.CSS.highlights.get("sourcecheck-unsupported"), undefined);
+});
+
+test("the MutationObserver re-anchors after a debounce", async () => {
+  const ctx = setup(HTML);
+  check(ctx);
+  const msg = ctx.doc.querySelector(".msg");
+  msg.innerHTML = msg.innerHTML.replace("7 billion", "7 billion");
+  await new Promise((r) => setTimeout(r, 400));
+  const r = globalThis.CSS.highlights.get("sourcecheck-contradicted").ranges[0];
+  assert.ok(r.startContainer.isConnected, "the range points at the new nodes");
+  assert.equal(String(r), "The model has 7 billion parameters.");
+  ctx.marks.observer.disconnect();
+});
+
+test("a new check over the same text replaces the old marks", () => {
+  const ctx = setup(HTML);
+  check(ctx);
+  check(ctx);
+  assert.equal(ctx.marks.entries.size, 4);
+});
+
+test("the text sent counts code points like the API", () => {
+  const ctx = setup(HTML);
+  const begun = check(ctx);
+  assert.equal(O.cpLength(begun.text), begun.text.length - 1, "one emoji");
+});

@@ -1,0 +1,117 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { load } from "./helpers.js";
+
+const M = load("lib/messages.js");
+const ND = load("lib/ndjson.js");
+const CS = load("lib/check-state.js");
+const E = load("lib/errors.js");
+
+test("message() refuses unknown types", () => {
+  assert.deepEqual(M.message(M.MSG.PAIR, { code: "123-456" }), { type: "pair", code: "123-456" });
+  assert.throws(() => M.message("nope"));
+});
+
+function call(listener, msg) {
+  return new Promise((resolve) => {
+    const kept = listener(msg, { tab: { id: 7 } }, resolve);
+    if (kept === false) resolve("not handled");
+  });
+}
+
+test("the router answers from a table, async or not, and turns throws into errors", async () => {
+  const router = M.createRouter({
+    [M.MSG.PING]: () => ({ ok: true, pong: 1 }),
+    [M.MSG.STATUS]: async (msg, sender) => ({ ok: true, tab: sender.tab.id }),
+    [M.MSG.PAIR]: () => { throw new Error("boom"); },
+    [M.MSG.DOCUMENTS]: () => undefined,
+  });
+  assert.deepEqual(await call(router, { type: "ping" }), { ok: true, pong: 1 });
+  assert.deepEqual(await call(router, { type: "status" }), { ok: true, tab: 7 });
+  const err = await call(router, { type: "pair" });
+  assert.equal(err.ok, false);
+  assert.equal(err.error.message, "boom");
+  assert.deepEqual(await call(router, { type: "documents" }), { ok: true });
+  assert.equal(await call(router, { type: "unknown" }), "not handled");
+  assert.equal(await call(router, "junk"), "not handled");
+});
+
+test("the router's error mapper makes friendly errors", async () => {
+  const router = M.createRouter({ [M.MSG.PING]: () => { throw { friendly: { code: "x" } }; } }, (e) => e.friendly);
+  assert.deepEqual(await call(router, { type: "ping" }), { ok: false, error: { code: "x" } });
+});
+
+test("check events are validated", () => {
+  assert.equal(M.checkEventProblem({ type: "sentences", sentences: [{ index: 0, start: 0, end: 3, text: "Hi." }] }), null);
+  assert.match(M.checkEventProblem({ type: "sentences", sentences: [{ index: 0, start: 5, end: 3 }] }), /bad sentence/);
+  assert.equal(M.checkEventProblem({ type: "verdict", index: 1, label: "unsupported", evidence: [] }), null);
+  assert.match(M.checkEventProblem({ type: "verdict", index: 1, label: "maybe" }), /unknown label/);
+  assert.equal(M.checkEventProblem({ type: "summary", counts: {} }), null);
+  assert.match(M.checkEventProblem({ type: "error" }), /without error/);
+  assert.match(M.checkEventProblem({ type: "other" }), /unknown event/);
+});
+
+test("NDJSON lines are parsed across arbitrary chunk boundaries", () => {
+  const out = [];
+  const p = ND.createParser((o) => out.push(o));
+  const text = '{"type":"sentences","sentences":[]}\n{"type":"verdict","index":0,"label":"supported","critique":"caf\u00e9 \u2713"}\n\n{"type":"summary"}';
+  for (let i = 0; i < text.length; i += 7) p.push(text.slice(i, i + 7));
+  p.end();
+  assert.deepEqual(out.map((o) => o.type), ["sentences", "verdict", "summary"]);
+  assert.equal(out[1].critique, "café ✓");
+});
+
+test("a bad NDJSON line is reported, not thrown, when asked", () => {
+  const bad = [];
+  const p = ND.createParser(() => {}, (line) => bad.push(line));
+  p.push("nope\n{}\n");
+  assert.deepEqual(bad, ["nope"]);
+});
+
+test("check state follows the stream", () => {
+  let s = CS.initial("c1", "Hi. A claim. Another.");
+  s = CS.apply(s, { type: "sentences", sentences: [
+    { index: 0, start: 0, end: 3, text: "Hi.", checkable: false },
+    { index: 1, start: 4, end: 12, text: "A claim.", checkable: true },
+    { index: 2, start: 13, end: 21, text: "Another.", checkable: true }] });
+  assert.equal(CS.labelOf(s, 0), "skipped");
+  assert.equal(CS.labelOf(s, 1), "pending");
+  const before = s;
+  s = CS.apply(s, { type: "verdict", index: 2, label: "contradicted", p_supported: 0.1 });
+  assert.equal(before.verdicts[2], undefined, "the old state is not modified");
+  assert.equal(s.verdicts[2].type, undefined);
+  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1 });
+  s = CS.apply(s, { type: "summary", counts: {} });
+  assert.equal(s.status, "done");
+  assert.equal(CS.labelOf(s, 1), "skipped", "a sentence without a verdict after the summary is not pending");
+  s = CS.apply(s, { type: "error", error: { code: "x", message: "y" } });
+  assert.equal(s.status, "error");
+});
+
+test("which labels are marked", () => {
+  assert.ok(CS.isMarked("contradicted", false));
+  assert.ok(CS.isMarked("unsupported", false));
+  assert.ok(!CS.isMarked("supported", false));
+  assert.ok(CS.isMarked("supported", true));
+  assert.ok(!CS.isMarked("skipped", true));
+  assert.ok(!CS.isMarked("pending", true));
+});
+
+test("errors a person understands", () => {
+  const down = E.friendlyError({ network: true, backendUrl: "http://127.0.0.1:8765" });
+  assert.equal(down.code, "backend_unreachable");
+  assert.match(down.message, /not running at http:\/\/127\.0\.0\.1:8765/);
+  assert.equal(down.command, "scripts/serve");
+  assert.equal(E.friendlyError({ status: 401, code: "unauthorized" }).code, "not_paired");
+  const empty = E.friendlyError({ status: 409, code: "empty_library", message: "Add PDFs first." });
+  assert.equal(empty.code, "empty_library");
+  assert.equal(empty.message, "Add PDFs first.");
+  assert.match(empty.hint, /side panel/);
+  const model = E.friendlyError({ status: 503, code: "model_missing", message: "No GGUF." });
+  assert.equal(model.code, "model_missing");
+  assert.equal(model.command, "scripts/setup");
+  assert.equal(E.friendlyError({ status: 500, code: "internal", message: "kaput" }).code, "request_failed");
+  assert.match(E.friendlyError({ status: 500, code: "internal", message: "kaput" }).message, /kaput/);
+  assert.equal(E.friendlyError({ status: 413 }).code, "text_too_long");
+  assert.equal(E.friendlyError({ code: "no_selection" }).code, "no_selection");
+});

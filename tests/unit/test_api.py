@@ -1,0 +1,174 @@
+import json
+
+import pytest
+
+from conftest import make_client
+from pdfs import BRIDGE_PAGES, make_pdf
+from sourcecheck.app import create_app
+
+EXT = "chrome-extension://abcdefghijklmnop"
+
+
+def upload(client, *paths):
+    return client.post("/api/v1/documents", data={"file": [(open(p, "rb"), p.name) for p in paths]},
+                       content_type="multipart/form-data")
+
+
+def ready_library(client, app, *paths):
+    docs = upload(client, *paths).get_json()["documents"]
+    app.extensions["sourcecheck"].wait_idle()
+    return docs
+
+
+def assert_error(resp, status, code):
+    body = resp.get_json()
+    assert resp.status_code == status, body
+    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code
+    assert set(body) == {"ok", "error", "status"} and set(body["error"]) == {"code", "message"}
+    assert body["error"]["message"]
+
+
+def test_health_is_open_and_reports_pairing(client, app):
+    anon = make_client(app, host="localhost:8765", token=None)
+    body = anon.get("/api/v1/health").get_json()
+    assert body["ok"] and body["paired"] is False and body["version"] == "0.1.0"
+    assert body["model"] == {"backend": "fake", "name": "fake", "loaded": True}
+    assert body["library"] == {"documents": 0, "chunks": 0}
+    assert client.get("/api/v1/health").get_json()["paired"] is True
+
+
+@pytest.mark.parametrize("auth, code", [(None, "not_paired"), ("Bearer wrong", "bad_token"), ("Basic x", "bad_token")])
+def test_token_is_required(app, auth, code):
+    c = make_client(app, token=None)
+    headers = {"Authorization": auth} if auth else {}
+    assert_error(c.get("/api/v1/documents", headers=headers), 401, code)
+
+
+@pytest.mark.parametrize("host", ["evil.example:8765", "127.0.0.1:9999", "localhost"])
+def test_foreign_host_is_refused(app, host):
+    assert_error(make_client(app, host=host).get("/api/v1/health"), 403, "host_not_allowed")
+
+
+def test_web_origins_are_refused_and_extension_origins_get_cors(client):
+    assert_error(client.get("/api/v1/health", headers={"Origin": "https://chatgpt.com"}), 403, "origin_not_allowed")
+    assert_error(client.post("/api/v1/check", json={"text": "x"}, headers={"Origin": "null"}), 403,
+                 "origin_not_allowed")
+    resp = client.get("/api/v1/health", headers={"Origin": EXT})
+    assert resp.headers["Access-Control-Allow-Origin"] == EXT
+    assert "Access-Control-Allow-Origin" not in client.get("/api/v1/health").headers
+    pre = client.options("/api/v1/check", headers={"Origin": EXT, "Access-Control-Request-Method": "POST",
+                                                   "Authorization": ""})
+    assert pre.status_code == 200 and "Authorization" in pre.headers["Access-Control-Allow-Headers"]
+
+
+def test_pairing_gives_the_token_once_and_is_rate_limited(settings):
+    from sourcecheck.security import new_pairing_code
+
+    settings = {**settings, "TOKEN": ""}
+    app = create_app(settings)
+    c = make_client(app, token=None)
+    code = new_pairing_code({**settings, "INDEX_DIR": settings["INDEX_DIR"]})
+    resp = c.post("/api/v1/pair", json={"code": code})
+    token = resp.get_json()["token"]
+    assert resp.status_code == 200 and len(token) > 20
+    assert c.get("/api/v1/documents", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    assert_error(c.post("/api/v1/pair", json={"code": code}), 403, "bad_pairing_code")  # used up
+    assert_error(c.post("/api/v1/pair", json={}), 400, "bad_request")
+    for _ in range(4):
+        c.post("/api/v1/pair", json={"code": "000-000"})
+    assert_error(c.post("/api/v1/pair", json={"code": new_pairing_code(settings)}), 429, "rate_limited")
+
+
+def test_framework_errors_use_the_one_shape(client, settings):
+    assert_error(client.get("/api/v1/nope"), 404, "not_found")
+    assert_error(client.put("/api/v1/documents"), 405, "method_not_allowed")
+    small = make_client(create_app({**settings, "MAX_UPLOAD_MB": 1}))
+    resp = small.post("/api/v1/documents", data={"file": [(__import__("io").BytesIO(b"%PDF-" + b"0" * 2_000_000),
+                                                            "big.pdf")]}, content_type="multipart/form-data")
+    assert_error(resp, 413, "too_large")
+
+
+def test_upload_list_get_file_delete(client, app, fava_pdf, bridge_pdf):
+    resp = upload(client, fava_pdf, bridge_pdf)
+    assert resp.status_code == 202
+    docs = resp.get_json()["documents"]
+    assert [d["filename"] for d in docs] == ["fava.pdf", "bridge.pdf"]
+    app.extensions["sourcecheck"].wait_idle()
+    listed = client.get("/api/v1/documents").get_json()["documents"]
+    assert {d["status"] for d in listed} == {"ready"}
+    got = client.get(f"/api/v1/documents/{docs[0]['id']}").get_json()["document"]
+    assert got["pages"] == 3 and got["progress"] == 1.0 and got["sha256"]
+    pdf = client.get(f"/api/v1/documents/{docs[0]['id']}/file")
+    assert pdf.status_code == 200 and pdf.mimetype == "application/pdf" and pdf.data == fava_pdf.read_bytes()
+    again = upload(client, fava_pdf)
+    assert again.status_code == 200 and again.get_json()["documents"][0]["id"] == docs[0]["id"]
+    assert client.delete(f"/api/v1/documents/{docs[0]['id']}").get_json() == {"ok": True}
+    assert_error(client.get(f"/api/v1/documents/{docs[0]['id']}"), 404, "document_not_found")
+    assert_error(client.delete(f"/api/v1/documents/{docs[0]['id']}"), 404, "document_not_found")
+    assert len(client.get("/api/v1/documents").get_json()["documents"]) == 1
+
+
+def test_bad_uploads(client, tmp_path, fava_pdf):
+    assert_error(client.post("/api/v1/documents", data={}, content_type="multipart/form-data"), 400, "no_file")
+    text = tmp_path / "notes.pdf"
+    text.write_text("just text")
+    assert_error(upload(client, text), 415, "not_a_pdf")
+    locked = make_pdf(tmp_path / "locked.pdf", BRIDGE_PAGES, encrypt=True)
+    assert_error(upload(client, locked), 422, "pdf_encrypted")
+    mixed = upload(client, locked, fava_pdf)  # one bad file does not lose the good one
+    body = mixed.get_json()
+    assert mixed.status_code == 202 and [d["filename"] for d in body["documents"]] == ["fava.pdf"]
+    assert body["rejected"][0]["filename"] == "locked.pdf" and body["rejected"][0]["error"]["code"] == "pdf_encrypted"
+
+
+def test_check_streams_ndjson_in_order(client, app, fava_pdf, bridge_pdf):
+    ready_library(client, app, fava_pdf, bridge_pdf)
+    text = "Sure! The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long."
+    resp = client.post("/api/v1/check", json={"text": text})
+    assert resp.status_code == 200 and resp.mimetype == "application/x-ndjson"
+    events = [json.loads(line) for line in resp.data.decode().splitlines()]
+    assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "summary"]
+    assert [e["label"] for e in events[1:3]] == ["supported", "contradicted"]
+    assert events[1]["evidence"][0]["page"] == 1 and events[1]["evidence"][0]["filename"] == "bridge.pdf"
+
+
+def test_check_as_one_json_object(client, app, bridge_pdf):
+    ready_library(client, app, bridge_pdf)
+    resp = client.post("/api/v1/check", json={"text": "The bridge is painted International Orange."},
+                       headers={"Accept": "application/json"})
+    body = resp.get_json()
+    assert body["ok"] and len(body["sentences"]) == 1 and body["verdicts"][0]["label"] == "supported"
+    assert "type" not in body["verdicts"][0] and body["summary"]["counts"]["supported"] == 1
+
+
+def test_check_errors(client, app, bridge_pdf):
+    assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange."}), 409, "empty_library")
+    ready_library(client, app, bridge_pdf)
+    assert_error(client.post("/api/v1/check", json={"text": ""}), 400, "empty_text")
+    assert_error(client.post("/api/v1/check", json={"text": "a" * 20001}), 413, "text_too_long")
+    assert_error(client.post("/api/v1/check", data="not json", content_type="text/plain"), 400, "bad_request")
+    assert_error(client.post("/api/v1/check", json={"text": 5}), 400, "bad_request")
+    assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.", "documents": "x"}), 400,
+                 "bad_request")
+    assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.", "documents": ["d_x"]}), 404,
+                 "document_not_found")
+
+
+def test_missing_model_is_a_clear_503(settings, bridge_pdf, tmp_path):
+    app = create_app({**settings, "BACKEND": "llama_cpp", "MODELS_DIR": str(tmp_path / "no-models")})
+    c = make_client(app)
+    ready_library(c, app, bridge_pdf)
+    resp = c.post("/api/v1/check", json={"text": "The bridge is orange."})
+    assert_error(resp, 503, "model_missing")
+    assert "scripts/setup" in resp.get_json()["error"]["message"]
+
+
+def test_model_failure_mid_stream_ends_with_an_error_event(client, app, bridge_pdf):
+    from sourcecheck.errors import ModelError
+
+    ready_library(client, app, bridge_pdf)
+    app.extensions["sourcecheck"].model().enqueue(ModelError("Cannot reach the server.", code="model_unreachable"))
+    resp = client.post("/api/v1/check", json={"text": "The bridge is painted International Orange."})
+    events = [json.loads(line) for line in resp.data.decode().splitlines()]
+    assert [e["type"] for e in events] == ["sentences", "error"]
+    assert events[-1]["error"] == {"code": "model_unreachable", "message": "Cannot reach the server."}

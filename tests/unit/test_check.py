@@ -1,0 +1,98 @@
+import math
+
+import pytest
+
+from sourcecheck.check import CheckOptions, check_text
+from sourcecheck.embeddings import HashEmbedding
+from sourcecheck.errors import EmptyLibrary, EmptyText, NotFound, TextTooLong
+from sourcecheck.judge import Judge
+from sourcecheck.library import Library
+from sourcecheck.llm.fake import FakeModel
+
+TEXT = ("Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
+        "- Its main span is 2,000 meters long.\n- The bridge was designed by Leonardo da Vinci.\nAnything else?")
+
+
+@pytest.fixture
+def library(fava_pdf, bridge_pdf):
+    lib = Library(None, HashEmbedding())
+    for path in (fava_pdf, bridge_pdf):
+        doc, _ = lib.add_pdf(path.read_bytes(), path.name)
+        lib.ingest(doc["id"])
+    return lib
+
+
+def judge(model=None):
+    return Judge(model or FakeModel(), calibration={"a": 1.0, "b": 0.0})
+
+
+def test_events_come_in_order_with_labels_evidence_and_summary(library):
+    events = list(check_text(TEXT, library, judge()))
+    assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "verdict", "summary"]
+    sentences = events[0]["sentences"]
+    assert [s["checkable"] for s in sentences] == [False, True, True, True, False]
+    for s in sentences:
+        assert TEXT[s["start"]:s["end"]] == s["text"]
+    opened, span, vinci = events[1:4]
+    assert (opened["index"], opened["label"]) == (1, "supported")
+    assert span["label"] == "contradicted" and span["error_type"] == "entity"
+    assert vinci["label"] == "unsupported"
+    top = opened["evidence"][0]
+    assert top["filename"] == "bridge.pdf" and top["page"] == 1 and top["stance"] == "supports"
+    assert "May 27, 1937" in top["quote"]
+    assert "1,280 meters" in span["evidence"][0]["quote"] and span["evidence"][0]["stance"] == "refutes"
+    summary = events[-1]
+    assert summary["counts"] == {"supported": 1, "contradicted": 1, "unsupported": 1, "skipped": 2}
+    assert summary["p_all_supported"] == pytest.approx(math.prod(v["p_supported"] for v in events[1:4]), abs=1e-6)
+    assert summary["revised_text"] is None
+
+
+def test_revise_option_rewrites_the_text(library):
+    model = FakeModel()
+    events = list(check_text(TEXT, library, judge(model), options=CheckOptions(revise=True)))
+    assert model.history[-1][0] == "complete" and "Critiques:" in model.history[-1][1][-1]["content"]
+    assert events[-1]["revised_text"]
+
+
+@pytest.mark.parametrize("text, error", [("", EmptyText), ("  \n ", EmptyText), ("x" * 20001, TextTooLong)])
+def test_bad_text_is_refused_before_any_event(library, text, error):
+    with pytest.raises(error):
+        check_text(text, library, judge())
+
+
+def test_empty_library_is_refused_with_advice():
+    with pytest.raises(EmptyLibrary) as err:
+        check_text("The bridge is orange.", Library(None, HashEmbedding()), judge())
+    assert "add PDFs" in err.value.message
+
+
+def test_unknown_document_is_refused(library):
+    with pytest.raises(NotFound):
+        check_text("The bridge is orange.", library, judge(), documents=["d_nope"])
+
+
+def test_restricting_to_documents_limits_evidence(library):
+    fava = next(d for d in library.list() if d["filename"] == "fava.pdf")
+    events = list(check_text("The bridge opened to traffic on May 27, 1937.", library, judge(),
+                             documents=[fava["id"]]))
+    verdict = events[1]
+    assert verdict["label"] != "supported"
+    assert {e["document_id"] for e in verdict["evidence"]} == {fava["id"]}
+
+
+def test_a_cited_paper_in_the_library_is_the_evidence(library, bridge_pdf):
+    fava = next(d for d in library.list() if d["filename"] == "fava.pdf")
+    library._docs[fava["id"]]["year"] = 2023  # the test PDF's first page has no year
+    events = list(check_text("Mishra (2023) generated 35,074 training instances.", library, judge()))
+    verdict = events[1]
+    assert verdict["cited"] == [{"text": "Mishra (2023)", "document_id": fava["id"]}]
+    assert {e["document_id"] for e in verdict["evidence"]} == {fava["id"]}
+    assert verdict["label"] == "supported"
+    events = list(check_text("Nobody (1999) generated 35,074 training instances.", library, judge()))
+    assert events[1]["cited"] == [{"text": "Nobody (1999)", "document_id": None}]
+
+
+def test_a_text_without_claims_has_no_verdicts(library):
+    events = list(check_text("Hello! Is this right?", library, judge()))
+    assert [e["type"] for e in events] == ["sentences", "summary"]
+    assert events[-1]["p_all_supported"] == 1.0

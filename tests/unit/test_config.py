@@ -1,0 +1,28 @@
+from pathlib import Path
+
+import pytest
+
+from sourcecheck.config import SETTINGS, load_settings
+from sourcecheck.errors import ConfigError
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_every_setting_is_documented_in_the_readme():
+    readme = README.read_text()
+    missing = [s.name for s in SETTINGS if f"`SOURCECHECK_{s.name}`" not in readme]
+    assert missing == []
+
+
+def test_layers_defaults_environment_overrides():
+    env = {"SOURCECHECK_PORT": "9000", "SOURCECHECK_THRESHOLD": "0.7", "SOURCECHECK_BACKEND": "fake"}
+    s = load_settings({"BACKEND": "openai"}, environ=env)
+    assert (s["PORT"], s["THRESHOLD"], s["BACKEND"], s["TOP_K"]) == (9000, 0.7, "openai", 5)
+
+
+def test_bad_values_are_clear_errors():
+    with pytest.raises(ConfigError) as err:
+        load_settings(environ={"SOURCECHECK_PORT": "eighty"})
+    assert "SOURCECHECK_PORT" in err.value.message
+    with pytest.raises(KeyError):
+        load_settings({"NOPE": 1}, environ={})

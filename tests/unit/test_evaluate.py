@@ -1,0 +1,193 @@
+"""The evaluation harness end to end with the fake model and hash embeddings: alignment, cache, outputs."""
+
+import json
+
+import pytest
+
+from sourcecheck import cli
+from sourcecheck.check import CheckOptions, check_text
+from sourcecheck.config import load_settings
+from sourcecheck.embeddings import HashEmbedding
+from sourcecheck.evaluate import align, evaluate, fingerprint, locate, select
+from sourcecheck.judge import Judge
+from sourcecheck.library import Library
+from sourcecheck.llm.fake import FakeModel
+from sourcecheck.text import split_sentences
+
+SOURCE = ("The Golden Gate Bridge opened to traffic in 1937. Its main span is 1,280 meters long. "
+          "The bridge is painted in a colour called international orange.")
+TEXT = ("Here is a summary: The Golden Gate Bridge opened in 1937. Its main span is 1,280 meters long. "
+        "The bridge was painted purple by Leonardo da Vinci.")
+
+
+def sentence(index, text, label, **extra):
+    return {"level": "sentence", "index": index, "text": text, "label": label, "error_types": [], **extra}
+
+
+RECORDS = [
+    {"id": "s-1", "dataset": "tiny", "sources": [SOURCE], "text": TEXT, "labels": [
+        {"level": "response", "label": "unsupported", "error_types": ["invented"]},
+        sentence(0, "Here is a summary:", "supported"),  # our splitter: not a claim → dropped (not_checked)
+        # one labelled sentence that our splitter cuts in two → scored by the product of both parts
+        sentence(1, "The Golden Gate Bridge opened in 1937. Its main span is 1,280 meters long.", "supported"),
+        sentence(2, "The bridge was painted purple by Leonardo da Vinci.", "unsupported", error_types=["invented"]),
+        sentence(3, "The moon is made of green cheese.", "unsupported"),  # not in the text → not_found
+        sentence(4, "The bridge opened in 1937.", "unknown")]},  # no majority → not scored at all
+    {"id": "p-0-right", "dataset": "tiny", "sources": [SOURCE], "text": "The bridge opened to traffic in 1937.",
+     "labels": [{"level": "response", "label": "supported", "error_types": []}],
+     "meta": {"pair_index": 0, "variant": "right"}},
+    {"id": "p-0-hallucinated", "dataset": "tiny", "sources": [SOURCE],
+     "text": "The bridge opened to traffic in 1950 after a storm.",
+     "labels": [{"level": "response", "label": "unsupported", "error_types": ["entity"]}],
+     "meta": {"pair_index": 0, "variant": "hallucinated"}},
+    {"id": "no-sources", "dataset": "tiny", "sources": [], "text": "Anything at all is here.",
+     "labels": [{"level": "response", "label": "supported", "error_types": []}]},
+    {"id": "unknown-only", "dataset": "tiny", "sources": [SOURCE], "text": "Anything at all is here.",
+     "labels": [{"level": "response", "label": "unknown", "error_types": []}]},
+]
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "tiny" / "dev.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    return path
+
+
+@pytest.fixture
+def settings(monkeypatch):
+    monkeypatch.setenv("SOURCECHECK_BACKEND", "fake")
+    monkeypatch.setenv("SOURCECHECK_EMBEDDINGS", "hash")
+    return load_settings()
+
+
+def run(data, settings, out, model=None, **kw):
+    model = model or FakeModel()
+    return evaluate([data], settings, out=out, model=model, log=lambda msg: None, **kw), model
+
+
+def test_alignment_by_text_not_by_index():
+    text = "Intro text follows here: The bridge opened in 1937. It is long. The span is 1,280 m and the tower is tall."
+    ours = [s.to_dict() for s in split_sentences(text)]
+    checked = [{"index": s["index"]} for s in ours if s["checkable"]]
+    golds = ["The tower is tall.",  # out of order and other case: part of one of ours
+             "the bridge  opened\nin 1937.",  # other whitespace
+             "The bridge opened in 1937. It is long.",  # two of ours
+             "The span is 1,280 m.",  # edited: fuzzy match
+             "Not in this text at all, anywhere."]
+    spans = locate(golds, text, ours)
+    assert text[slice(*spans[0])] == "the tower is tall."
+    assert text[slice(*spans[1])] == "The bridge opened in 1937."
+    assert text[slice(*spans[3])] == "The span is 1,280 m and the tower is tall."
+    assert spans[4] is None
+    by_text = {s["text"]: s["index"] for s in ours}
+    last = by_text["The span is 1,280 m and the tower is tall."]
+    got = align(golds, text, ours, checked)
+    assert got[0] == ([last], None)
+    assert got[1] == ([by_text["The bridge opened in 1937."]], None)
+    assert got[2] == ([by_text["The bridge opened in 1937."], by_text["It is long."]], None)
+    assert got[3] == ([last], None)
+    assert got[4] == ([], "not_found")
+
+
+def test_one_of_our_sentences_can_serve_two_labelled_ones():
+    text = "They allow abstraction of resources and help simplify the management of infrastructures."
+    ours = [s.to_dict() for s in split_sentences(text)]
+    got = align(["They allow abstraction of resources.", "They help simplify the management of infrastructures."],
+                text, ours, [{"index": 0}])
+    assert got == [([0], None), ([0], None)]
+
+
+def test_select_is_reproducible_keeps_pairs_and_skips_records_without_sources_or_labels():
+    records = [{"id": f"r{i}", "sources": ["s"], "labels": [{"level": "response", "label": "supported"}],
+                "meta": {"pair_index": i // 2}} for i in range(20)]
+    records.append({"id": "nosrc", "sources": [], "labels": [{"level": "response", "label": "supported"}]})
+    assert len(select(records)) == 20
+    a, b = select(records, 6, seed=1), select(records, 6, seed=1)
+    assert [r["id"] for r in a] == [r["id"] for r in b]
+    assert [r["id"] for r in select(records, 6, seed=2)] != [r["id"] for r in a]
+    assert sorted(r["meta"]["pair_index"] for r in a) == sorted(2 * sorted({r["meta"]["pair_index"] for r in a}))
+    assert [r["id"] for r in select(records, 10, seed=1)][:6] == [r["id"] for r in a]  # a prefix
+
+
+def test_critique_false_scores_without_critique_calls():
+    library = Library(None, HashEmbedding())
+    library.add_text("bridge", [SOURCE])
+    model = FakeModel()
+    events = list(check_text(TEXT, library, Judge(model, calibration={"a": 1.0, "b": 0.0}),
+                             options=CheckOptions(critique=False)))
+    verdicts = [e for e in events if e["type"] == "verdict"]
+    assert [v["label"] for v in verdicts] == ["supported", "supported", "unsupported"]
+    assert verdicts[2]["critique"] is None and verdicts[2]["error_type"] is None
+    assert [kind for kind, _ in model.history] == ["choose"] * 3
+
+
+def test_harness_end_to_end_with_the_fake_model(data, settings, tmp_path):
+    report, model = run(data, settings, tmp_path / "out")
+    ds = report["datasets"]["tiny"]
+    assert ds["records"] == 3  # no-sources and unknown-only are skipped
+    assert ds["alignment"]["sentence"] == {"labelled": 4, "scored": 2, "not_found": 1, "not_checked": 1,
+                                          "split": 1, "merged": 0}
+    assert [kind for kind, _ in model.history] == ["choose"] * 5  # 3 + 1 + 1 checkable sentences, no critiques
+    preds = [json.loads(line) for line in (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
+    sent = {u["index"]: u for u in preds if u["view"] == "sentence"}
+    assert sent[1]["p"] == pytest.approx(0.9 * 0.9) and sent[1]["parts"] == 2 and sent[1]["y"] == 1
+    assert sent[2]["p"] == pytest.approx(0.1) and sent[2]["y"] == 0
+    m = ds["sentence"]
+    assert m["n"] == 2 and m["balanced_accuracy"] == 1.0 and m["auroc"] == 1.0
+    assert m["recall_by_type"] == {"invented": {"n": 1, "recall": 1.0}}
+    resp = ds["response"]
+    assert resp["n"] == 3 and resp["pairs"] == 1 and resp["pairwise_accuracy"] == 1.0
+    # P(text) = Π p: .9·.9·.1 for the summary, .9 and .1 for the pair
+    by_id = {u["record"]: u["p"] for u in preds if u["view"] == "response"}
+    assert by_id == pytest.approx({"s-1": 0.081, "p-0-right": 0.9, "p-0-hallucinated": 0.1})
+    assert resp["balanced_accuracy_best"] == 1.0 and 0.1 < resp["best_threshold"] < 0.9
+    assert resp["balanced_accuracy_any"] == 1.0
+    assert ds["primary"] == "sentence" and ds["timing"]["records"] == 3
+
+
+def test_outputs_are_written(data, settings, tmp_path):
+    out = tmp_path / "out"
+    report, _ = run(data, settings, out)
+    assert json.loads((out / "results.json").read_text())["fingerprint"] == report["fingerprint"]
+    table = (out / "results.md").read_text()
+    assert "| tiny | sentence | 3 | 2 (1) | 100.0 |" in table and "1 of 1" not in table and "100.0 of 1" in table
+    assert (out / "reliability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_second_run_uses_the_cache_and_makes_no_model_calls(data, settings, tmp_path):
+    out = tmp_path / "out"
+    first, _ = run(data, settings, out)
+    second, model = run(data, settings, out)
+    assert model.history == []
+    assert second["datasets"] == first["datasets"] or (
+        {k: v for k, v in second["datasets"]["tiny"].items() if k != "timing"}
+        == {k: v for k, v in first["datasets"]["tiny"].items() if k != "timing"})
+    assert second["datasets"]["tiny"]["timing"]["this_run_records"] == 0
+
+
+def test_an_interrupted_run_resumes_where_it_stopped(data, settings, tmp_path):
+    out = tmp_path / "out"
+    run(data, settings, out, limit=1, seed=3)  # "interrupted" after one record
+    (cache,) = (out / "cache").iterdir()
+    with open(cache, "a") as f:
+        f.write('{"id": "half a li')  # a line cut short by the interruption is ignored
+    _, model = run(data, settings, out)
+    first = select([json.loads(line) for line in data.read_text().splitlines()], 1, seed=3)[0]
+    checkable = {"s-1": 3, "p-0-right": 1, "p-0-hallucinated": 1}
+    assert len(model.history) == 5 - sum(checkable[r["id"]] for r in [first])
+
+
+def test_cache_key_changes_with_what_changes_scores(settings):
+    model = FakeModel()
+    base = fingerprint(settings, CheckOptions(), model)
+    assert fingerprint(settings, CheckOptions(), model) == base
+    assert fingerprint(settings, CheckOptions(top_k=3), model) != base
+    assert fingerprint({**settings, "CHUNK_WORDS": 60}, CheckOptions(), model) != base
+
+
+def test_cli_eval_prints_the_table(data, settings, tmp_path, capsys):
+    assert cli.main(["eval", str(data), "--out", str(tmp_path / "cli"), "--limit", "5"]) == 0
+    printed = capsys.readouterr().out
+    assert "| tiny | sentence |" in printed and "results.json" in printed

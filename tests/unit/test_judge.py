@@ -1,0 +1,93 @@
+import pytest
+
+from sourcecheck.evidence import Evidence, format_sources, select_evidence
+from sourcecheck.judge import Judge, parse_critique
+from sourcecheck.library import Hit
+from sourcecheck.llm.fake import FakeModel
+
+IDENTITY = {"a": 1.0, "b": 0.0}
+
+
+def ev(passage, page=1):
+    return Evidence("d_1", "a.pdf", page, passage, passage, 0.5)
+
+
+def test_p_yes_from_probabilities_and_the_prompt_puts_the_claim_after_the_sources():
+    model = FakeModel()
+    model.enqueue({"Yes": 0.8, "No": 0.2})
+    judge = Judge(model, calibration=IDENTITY)
+    assert judge.p_yes("The span is 1,280 m.", [ev("first"), ev("most relevant")]) == pytest.approx(0.8)
+    prompt = model.history[0][1][-1]["content"]
+    assert prompt.index("[1] (a.pdf, page 1) first") < prompt.index("[2] (a.pdf, page 1) most relevant") \
+        < prompt.index("Claim: The span is 1,280 m.")
+
+
+@pytest.mark.parametrize("text, p", [("Yes.", 1.0), ("no", 0.0), ("I think not", 0.0)])
+def test_p_yes_falls_back_to_the_answer_without_logprobs(text, p):
+    model = FakeModel()
+    model.enqueue(text)
+    assert Judge(model, calibration=IDENTITY).p_yes("claim here now", [ev("x")]) == p
+
+
+def test_calibration_is_platt_scaling():
+    judge = Judge(FakeModel(), calibration={"a": 2.0, "b": 0.0})
+    assert judge.calibrate(0.5) == pytest.approx(0.5)
+    assert judge.calibrate(0.75) == pytest.approx(0.9)  # odds 3 → 9
+
+
+def test_supported_verdict_needs_no_critique():
+    model = FakeModel()
+    model.enqueue({"Yes": 0.9, "No": 0.1})
+    evidence = [ev("other", 2), ev("best", 3)]
+    v = Judge(model, calibration=IDENTITY).verdict("The span is long.", evidence)
+    assert v["label"] == "supported" and v["error_type"] is None and v["revised"] is None
+    assert "page 3" in v["critique"] and len(model.history) == 1
+    assert [e.stance for e in evidence] == ["related", "supports"]
+
+
+@pytest.mark.parametrize("error_type, label, stance", [
+    ("entity", "contradicted", "refutes"), ("contradictory", "contradicted", "refutes"),
+    ("invented", "unsupported", "related"), ("unverifiable", "unsupported", "related")])
+def test_unsupported_verdict_gets_critique_type_and_label(error_type, label, stance):
+    model = FakeModel()
+    model.enqueue({"Yes": 0.2, "No": 0.8},
+                  f"Critique: The source says 1,280 m.\nError type: {error_type}\nRevised: The span is 1,280 m.")
+    evidence = [ev("The main span is 1,280 meters long.")]
+    v = Judge(model, calibration=IDENTITY).verdict("The span is 2,000 m.", evidence)
+    assert (v["label"], v["error_type"], v["revised"]) == (label, error_type, "The span is 1,280 m.")
+    assert v["critique"] == "The source says 1,280 m." and v["p_supported"] == pytest.approx(0.2)
+    assert evidence[0].stance == stance
+
+
+def test_parse_critique_tolerates_formatting_and_rejects_non_revisions():
+    got = parse_critique("**Critique:** Wrong year.\n**Error Type:** Entity\n**Revised:** none", "It was 1990.")
+    assert got == {"critique": "Wrong year.", "error_type": "entity", "revised": None}
+    got = parse_critique("Critique: x\nError type: banana\nRevised: The claim is not supported.", "c")
+    assert got["error_type"] == "unverifiable" and got["revised"] is None
+    assert parse_critique("", "c")["critique"] == "The sources do not support this."
+
+
+def test_decompose_multiplies_claim_probabilities():
+    model = FakeModel()
+    long = "The bridge opened in 1937 and its span of 1,280 meters was the longest in the world for 27 years."
+    model.enqueue("1. The bridge opened in 1937.\n2. Its span is 1,280 meters.", {"Yes": 0.9, "No": 0.1},
+                  {"Yes": 0.8, "No": 0.2})
+    v = Judge(model, calibration=IDENTITY).verdict(long, [ev("x")], decompose=True)
+    assert v["p_supported"] == pytest.approx(0.72)
+
+
+def test_revise_text_uses_the_critiques():
+    model = FakeModel()
+    model.enqueue("The span is 1,280 m.")
+    out = Judge(model, calibration=IDENTITY).revise_text("The span is 2,000 m.", [("The span is 2,000 m.", "1,280")])
+    assert out == "The span is 1,280 m." and "1,280" in model.history[0][1][-1]["content"]
+
+
+def test_select_evidence_reranks_drops_overlaps_and_puts_the_best_last():
+    hits = [Hit("c1", "d", 1, 0, 100, "Bananas are yellow. Nothing else.", 0.9),
+            Hit("c2", "d", 2, 0, 100, "Filler text. The main span is 1,280 meters long. More filler.", 0.5),
+            Hit("c3", "d", 2, 50, 150, "The main span is 1,280 meters long. More filler.", 0.4)]
+    chosen = select_evidence("The main span is 1,280 meters long.", hits, {"d": "b.pdf"}, k=5)
+    assert [e.page for e in chosen] == [1, 2]  # c3 overlaps c2 and scores lower
+    assert chosen[-1].quote == "The main span is 1,280 meters long." and chosen[-1].filename == "b.pdf"
+    assert "[2] (b.pdf, page 2)" in format_sources(chosen)

@@ -1,0 +1,101 @@
+import pytest
+
+from pdfs import BRIDGE_PAGES, make_pdf, make_scanned_pdf
+from sourcecheck.chunking import chunk_page
+from sourcecheck.embeddings import HashEmbedding
+from sourcecheck.errors import NotFound, PDFError
+from sourcecheck.library import Library
+
+
+@pytest.fixture
+def library():
+    return Library(None, HashEmbedding(), chunk_words=40)
+
+
+def test_chunks_keep_positions_and_normalise_whitespace():
+    page = "First  sentence here.\nSecond one follows.   " + " ".join(f"w{i}." for i in range(100))
+    chunks = chunk_page(page, words_per_chunk=30)
+    assert len(chunks) > 3
+    for start, end, text in chunks:
+        assert " ".join(page[start:end].split()) == text
+    assert chunks[0][2].startswith("First sentence here. Second one follows.")
+    assert chunks[-1][1] == len(page.rstrip())
+
+
+def test_add_ingest_search_delete(library, fava_pdf, bridge_pdf):
+    doc, created = library.add_pdf(fava_pdf.read_bytes(), "fava.pdf")
+    assert created and doc["status"] == "queued"
+    doc = library.ingest(doc["id"])
+    assert doc["status"] == "ready" and doc["pages"] == 3 and doc["chunks"] >= 3 and doc["progress"] == 1.0
+    assert doc["title"].startswith("FAVA") and doc["authors"] == ["Abhika Mishra", "Akari Asai"]
+    bridge, _ = library.add_pdf(bridge_pdf.read_bytes(), "bridge.pdf")
+    library.ingest(bridge["id"])
+    hits = library.search("How many training instances were generated?", k=3)
+    assert hits[0].document_id == doc["id"] and hits[0].page == 2
+    assert "35,074" in hits[0].text
+    only_bridge = library.search("training instances", k=5, document_ids=[bridge["id"]])
+    assert only_bridge and {h.document_id for h in only_bridge} == {bridge["id"]}
+    library.delete(doc["id"])
+    assert [d["id"] for d in library.list()] == [bridge["id"]]
+    assert all(h.document_id == bridge["id"] for h in library.search("training instances", k=5))
+    with pytest.raises(NotFound):
+        library.get(doc["id"])
+
+
+def test_same_bytes_twice_return_the_same_document(library, fava_pdf):
+    first, created = library.add_pdf(fava_pdf.read_bytes(), "fava.pdf")
+    library.ingest(first["id"])
+    again, created_again = library.add_pdf(fava_pdf.read_bytes(), "renamed.pdf")
+    assert created and not created_again
+    assert again["id"] == first["id"] and again["filename"] == "fava.pdf"
+    assert library.counts()["documents"] == 1
+
+
+@pytest.mark.parametrize("make, code", [
+    (lambda p: p.write_bytes(b"hello, not a pdf"), "not_a_pdf"),
+    (lambda p: p.write_bytes(b""), "pdf_empty"),
+    (lambda p: p.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50), "pdf_corrupt"),
+    (lambda p: make_pdf(p, BRIDGE_PAGES, encrypt=True), "pdf_encrypted"),
+])
+def test_bad_pdfs_are_refused_before_anything_is_stored(library, tmp_path, make, code):
+    path = tmp_path / "bad.pdf"
+    make(path)
+    with pytest.raises(PDFError) as err:
+        library.add_pdf(path.read_bytes(), "bad.pdf")
+    assert err.value.code == code
+    assert library.list() == []
+
+
+def test_truncated_pdf_is_refused_or_fails_cleanly(library, bridge_pdf):
+    data = bridge_pdf.read_bytes()
+    try:
+        doc, _ = library.add_pdf(data[: len(data) // 2], "cut.pdf")
+    except PDFError as e:
+        assert e.code == "pdf_corrupt"
+        return
+    doc = library.ingest(doc["id"])  # PyMuPDF repairs some truncations: then it must end in a clear state
+    assert doc["status"] in ("ready", "failed")
+    assert doc["status"] == "ready" or doc["error"]["code"] in ("pdf_corrupt", "pdf_no_text")
+
+
+def test_scanned_pdf_fails_with_advice_and_can_be_deleted(library, tmp_path):
+    data = make_scanned_pdf(tmp_path / "scan.pdf").read_bytes()
+    doc, _ = library.add_pdf(data, "scan.pdf")
+    doc = library.ingest(doc["id"])
+    assert doc["status"] == "failed" and doc["error"]["code"] == "pdf_no_text"
+    assert "OCR" in doc["error"]["message"]
+    assert library.counts()["chunks"] == 0
+    again, created = library.add_pdf(data, "scan.pdf")  # a failed document may be tried again
+    assert created is False and again["status"] == "queued"
+    library.delete(doc["id"])
+    assert library.list() == []
+
+
+def test_search_on_empty_library_returns_nothing(library):
+    assert library.search("anything") == []
+
+
+def test_add_text_indexes_plain_sources(library):
+    doc = library.add_text("notes", ["The river is 300 km long.", "It flows north."])
+    assert doc["status"] == "ready" and doc["pages"] == 2
+    assert library.search("how long is the river", k=1)[0].page == 1

@@ -1,0 +1,65 @@
+from sourcecheck.text import find_citations, is_claim, numbers, split_sentences
+
+
+def texts(text):
+    return [(s.text, s.checkable) for s in split_sentences(text)]
+
+
+def test_offsets_are_exact_code_points():
+    text = "Caf\u00e9 owners 😀 earn more. The rate is 76.2% (Benton, 2010). Really?"
+    sentences = split_sentences(text)
+    assert [s.text for s in sentences] == ["Caf\u00e9 owners 😀 earn more.", "The rate is 76.2% (Benton, 2010).",
+                                           "Really?"]
+    for s in sentences:
+        assert text[s.start:s.end] == s.text
+
+
+def test_abbreviations_decimals_and_et_al_do_not_split():
+    text = "Smith et al. (2010) found e.g. a 3.5 i.e. large gain vs. the U.S. baseline. Dr. J. Doe agreed."
+    assert [t for t, _ in texts(text)] == [
+        "Smith et al. (2010) found e.g. a 3.5 i.e. large gain vs. the U.S. baseline.", "Dr. J. Doe agreed."]
+
+
+def test_markdown_lists_headings_and_newlines():
+    text = "## Key findings\nHere is a summary:\n- The bridge opened in 1937.\n* It is painted orange.\n" \
+           "1. Its span is 1,280 m long.\n2) It was the longest span for 27 years\n\nThanks!"
+    assert texts(text) == [
+        ("Key findings", False), ("Here is a summary:", False), ("The bridge opened in 1937.", True),
+        ("It is painted orange.", True), ("Its span is 1,280 m long.", True),
+        ("It was the longest span for 27 years", True), ("Thanks!", False)]
+
+
+def test_soft_wrapped_line_stays_one_sentence():
+    text = "The bridge was painted in a colour\nchosen by Irving Morrow. It stands."
+    assert [t for t, _ in texts(text)] == ["The bridge was painted in a colour\nchosen by Irving Morrow.", "It stands."]
+
+
+def test_preamble_before_colon_is_its_own_sentence():
+    assert texts("Here is a summary: The bridge opened in 1937.") == [
+        ("Here is a summary:", False), ("The bridge opened in 1937.", True)]
+
+
+def test_non_claims():
+    assert not is_claim("Is the bridge orange?")
+    assert not is_claim("I hope this helps!")
+    assert not is_claim("Sure!")
+    assert not is_claim("Background and Motivation")
+    assert is_claim("The bridge is orange.")
+    assert is_claim("Note: the value is 5.")
+
+
+def test_empty_and_whitespace():
+    assert split_sentences("") == []
+    assert split_sentences("  \n\n ") == []
+
+
+def test_citations():
+    found = find_citations("As Benton (2010) and (Mishra et al., 2024; Lee 2021) show, Smith and Jones (1999) agree.")
+    assert [(c.author, c.year) for c in found] == [("Benton", 2010), ("Mishra", 2024), ("Lee", 2021), ("Smith", 1999)]
+    sentence = "As Benton (2010) showed."
+    c = find_citations(sentence)[0]
+    assert sentence[c.start:c.end] == "Benton (2010)"
+
+
+def test_numbers_are_normalised():
+    assert numbers("35,074 items at 76.2% in 2010") == {"35074", "76.2", "2010"}
