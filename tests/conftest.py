@@ -4,15 +4,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from flask.testing import FlaskClient
 
-sys.path.insert(0, str(Path(__file__).parent))  # tests/pdfs.py
+sys.path.insert(0, str(Path(__file__).parent))  # tests/pdfs.py, tests/support.py
 
 from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-TOKEN = "test-token"
+from support import MODEL, TOKEN, make_client  # noqa: E402
 
 
 @pytest.fixture
@@ -27,20 +23,6 @@ def app(settings):
     from sourcecheck.app import create_app
 
     return create_app(settings)
-
-
-def make_client(app, host="127.0.0.1:8765", token=TOKEN):
-    """A test client that sends the given Host header (and token, unless None) with every request."""
-
-    class Client(app.test_client_class or FlaskClient):
-        def open(self, *args, **kwargs):
-            kwargs.setdefault("base_url", f"http://{host}")
-            return super().open(*args, **kwargs)
-
-    client = Client(app, app.response_class, use_cookies=True)
-    if token:
-        client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {token}"
-    return client
 
 
 @pytest.fixture

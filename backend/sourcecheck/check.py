@@ -5,7 +5,7 @@ import time
 from dataclasses import dataclass
 
 from sourcecheck.errors import EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import select_evidence
+from sourcecheck.evidence import EvidenceBlock, select_evidence
 from sourcecheck.text import find_citations, split_sentences, strip_citations
 
 
@@ -14,7 +14,8 @@ class CheckOptions:
     revise: bool = False  # rewrite the whole text from the critiques
     decompose: bool = False  # split long sentences into atomic claims first
     top_k: int = 5
-    critique: bool = True  # explain what is not supported (False: scores and labels only, for evaluation)
+    critique: bool = True  # generate critiques for unsupported sentences (evaluation needs only scores)
+    shared_evidence: bool = True  # one evidence block per check, a KV-cache prefix shared by its sentences
 
 
 def check_text(text, library, judge, documents=None, options=None, max_chars=20000):
@@ -47,10 +48,12 @@ def _events(text, library, judge, ready, documents, options):
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
     hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
     verdicts = []
+    block = EvidenceBlock()
     for s in checkable:
         claim = claims[s.index]
         evidence = select_evidence(claim, hits[s.index], filenames, options.top_k)
-        v = judge.verdict(claim, evidence, decompose=options.decompose, critique=options.critique)
+        shown = block.add(evidence) if options.shared_evidence else None
+        v = judge.verdict(claim, evidence, decompose=options.decompose, critique=options.critique, shown=shown)
         verdict = {"type": "verdict", "index": s.index, **v, "p_supported": round(v["p_supported"], 4),
                    "evidence": [e.to_dict() for e in reversed(evidence)],  # most relevant first for people
                    "cited": cited[s.index]}

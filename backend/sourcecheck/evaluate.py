@@ -515,6 +515,18 @@ def markdown(report):
                      f"{f(m['balanced_accuracy_best'])} ({theta}) | {f(m['balanced_accuracy_cv'])} | "
                      f"{f(m.get('precision_best'))} / {f(m.get('recall_best'))} / {f(m.get('f1_best'))} | "
                      f"{f(m['auroc'])} | {pairs} | {ds['timing']['seconds_per_record']:.1f} |")
+    typed = []
+    for name, ds in report["datasets"].items():
+        view = ds["primary"]
+        m = ds.get(view) if view else None
+        by_type = (m or {}).get("recall_by_type_best" if view == "response" else "recall_by_type")
+        if by_type:
+            where = "response, @θ" if view == "response" else f"{view}, @{m['threshold']}"
+            typed.append(f"| {name} ({where}) | " + ", ".join(
+                f"{t} {f(r['recall'])} ({r['n']})" for t, r in sorted(by_type.items(), key=lambda kv: -kv[1]["n"]))
+                + " |")
+    if typed:
+        lines += ["", "| set | recall of unsupported items per error type (n) |", "| --- | --- |", *typed]
     fit = report.get("platt_fit")
     if fit:
         lines += ["", f"Platt fit on {fit['n']} sentence-level items ({', '.join(fit['datasets'])}; sets weighted "

@@ -71,3 +71,27 @@ def _evidence(claim_words, claim_numbers, score, hit, filenames):
 def format_sources(evidence):
     """The evidence block of the prompt, in the given order (most relevant last)."""
     return "\n".join(f"[{i}] ({e.filename}, page {e.page}) {e.passage}" for i, e in enumerate(evidence, 1))
+
+
+class EvidenceBlock:
+    """The evidence of one check, shown once and shared by all its sentences' prompts.
+
+    llama.cpp keeps the KV cache of the prompt prefix a new prompt shares with the last one, so when
+    each sentence's prompt is the block so far plus its own new excerpts, a sentence pays only for
+    what it adds and its claim, instead of re-reading five excerpts. Past the budget a block starts over.
+    """
+
+    def __init__(self, budget_words=900):
+        self.budget_words = budget_words
+        self.items = []
+
+    def add(self, evidence):
+        """Append the excerpts not shown yet (keeping their order: most relevant last); the block to show."""
+        seen = {e.passage for e in self.items}
+        new = [e for e in evidence if e.passage not in seen]
+        words = sum(len(e.passage.split()) for e in self.items + new)
+        if words > self.budget_words:
+            self.items = list(evidence)
+        else:
+            self.items += new
+        return list(self.items)

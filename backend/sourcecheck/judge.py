@@ -3,10 +3,13 @@
 import json
 import math
 import re
+from collections import OrderedDict
 from importlib import resources
 from string import Template
 
 from sourcecheck.evidence import format_sources
+
+CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-render, a retry) costs nothing
 
 ERROR_TYPES = ("entity", "relation", "contradictory", "invented", "subjective", "unverifiable")
 CONTRADICTING = {"entity", "relation", "contradictory"}  # FAVA types where the sources say otherwise
@@ -28,14 +31,15 @@ class Judge:
         self.threshold = threshold
         self.calibration = calibration or load_calibration()
         self._system = prompt("system").template.strip()
+        self._cache = OrderedDict()
 
     def messages(self, name, **fields):
         return [{"role": "system", "content": self._system},
                 {"role": "user", "content": prompt(name).substitute(**fields).strip()}]
 
-    def p_yes(self, claim, evidence):
+    def p_yes(self, claim, evidence, shown=None):
         """The model's probability that the evidence supports the claim (raw, uncalibrated)."""
-        msgs = self.messages("verify", sources=format_sources(evidence) or "(none found)", claim=claim)
+        msgs = self.messages("verify", sources=sources_text(evidence, shown), claim=claim)
         probs, text = self.model.choose(msgs, ("Yes", "No"))
         if probs is None:
             return 1.0 if text.strip().lower().startswith("yes") else 0.0
@@ -47,10 +51,10 @@ class Judge:
         z = self.calibration["a"] * math.log(p / (1 - p)) + self.calibration["b"]
         return 1.0 / (1.0 + math.exp(-z))
 
-    def critique(self, claim, evidence):
+    def critique(self, claim, evidence, shown=None):
         """Critique, FAVA error type and a revised claim for a claim that is not supported."""
-        msgs = self.messages("critique", sources=format_sources(evidence) or "(none found)", claim=claim)
-        return parse_critique(self.model.complete(msgs, max_tokens=160), claim)
+        msgs = self.messages("critique", sources=sources_text(evidence, shown), claim=claim)
+        return parse_critique(self.model.complete(msgs, max_tokens=100), claim)
 
     def decompose(self, sentence):
         """Atomic claims of a long sentence (FacTool's claim extraction); the sentence itself if that fails."""
@@ -60,29 +64,39 @@ class Judge:
         claims = [line for line in lines if len(line.split()) >= 3][:4]
         return claims or [sentence]
 
-    def verdict(self, claim, evidence, decompose=False, critique=True):
+    def verdict(self, claim, evidence, decompose=False, critique=True, shown=None):
         """label, p_supported, error_type, critique, revised for one sentence.
 
+        evidence: this claim's evidence, most relevant last. shown: the evidence block the prompt presents
+        when a check shares one block among its sentences (evidence.EvidenceBlock); default: evidence.
         critique=False skips the critique call: a sentence that is not supported is "unsupported" with
         no error type, critique or revision (evaluation needs only the scores).
         """
-        claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
-        # Factored Verification: a sentence holds only if all its claims hold.
-        p_raw = math.prod(self.p_yes(c, evidence) for c in claims)
-        p = self.calibrate(p_raw)
+        key = (claim, tuple(e.passage for e in evidence), decompose, critique)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            p_raw, found = self._cache[key]
+        else:
+            claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
+            # Factored Verification: a sentence holds only if all its claims hold.
+            p_raw = math.prod(self.p_yes(c, evidence, shown) for c in claims)
+            found = None
+            if critique and self.calibrate(p_raw) < self.threshold:
+                found = self.critique(claim, evidence, shown)
+            self._cache[key] = (p_raw, found)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        p = self.calibrate(p_raw)  # calibrated on every call: the cache keeps the model's raw score
         if p >= self.threshold:
-            for i, e in enumerate(evidence):
-                e.stance = "supports" if i == len(evidence) - 1 else "related"
-            quote = evidence[-1] if evidence else None
-            critique = f"Supported by {quote.filename}, page {quote.page}." if quote else None
-            return {"label": "supported", "p_supported": p, "error_type": None, "critique": critique,
-                    "revised": None}
-        if not critique:
-            return {"label": "unsupported", "p_supported": p, "error_type": None, "critique": None, "revised": None}
-        found = self.critique(claim, evidence)
-        label = "contradicted" if found["error_type"] in CONTRADICTING else "unsupported"
-        if evidence:
-            evidence[-1].stance = "refutes" if label == "contradicted" else "related"
+            label, found = "supported", {"error_type": None, "critique": _supported_note(evidence), "revised": None}
+        elif found is None:
+            label, found = "unsupported", {"error_type": None, "critique": None, "revised": None}
+        else:
+            label = "contradicted" if found["error_type"] in CONTRADICTING else "unsupported"
+        for e in evidence:
+            e.stance = "related"
+        if evidence and label != "unsupported":
+            evidence[-1].stance = "supports" if label == "supported" else "refutes"
         return {"label": label, "p_supported": p, **found}
 
     def revise_text(self, text, critiques):
@@ -94,17 +108,46 @@ class Judge:
         return self.model.complete(msgs, max_tokens=max(200, len(text) // 3)).strip() or text
 
 
+def sources_text(evidence, shown=None):
+    """The prompt's excerpts: the shared block when there is one, pointing at this claim's best excerpt."""
+    block = shown if shown is not None else evidence
+    if not block:
+        return "(none found)"
+    text = format_sources(block)
+    if evidence and block[-1].passage != evidence[-1].passage:  # the best excerpt is not nearest the claim
+        best = next((i for i, e in enumerate(block, 1) if e.passage == evidence[-1].passage), None)
+        if best:
+            text += f"\n(The excerpt most relevant to the claim is [{best}].)"
+    return text
+
+
+def _supported_note(evidence):
+    return f"Supported by {evidence[-1].filename}, page {evidence[-1].page}." if evidence else None
+
+
 def parse_critique(reply, claim):
-    """Read the three lines of a critique reply, tolerating a small model's formatting."""
+    """Read the three fields of a critique reply, tolerating a small model's formatting.
+
+    Fields may share a line ("... not five. Error type: entity. Revised: ..."), so each runs to the next label.
+    """
+    labels = list(_LABEL.finditer(reply))
     fields = {}
-    for key in ("critique", "error type", "revised"):
-        m = re.search(rf"^\W*{key}\W*:\s*(.+)$", reply, re.IGNORECASE | re.MULTILINE)
-        fields[key] = m.group(1).strip("*\"' \t") if m else ""
-    error_type = next((t for t in ERROR_TYPES if t in fields["error type"].lower()), "unverifiable")
-    revised = fields["revised"]
+    for m, nxt in zip(labels, labels[1:] + [None]):
+        key = m.group(1).lower().replace("_", " ").replace(" claim", "")
+        value = reply[m.end():nxt.start() if nxt else len(reply)]
+        fields.setdefault(key, value.strip().strip("*\"' \t.").strip())
+    error_type = next((t for t in ERROR_TYPES if t in fields.get("error type", "").lower()), "unverifiable")
+    revised = fields.get("revised", "")
     # A small model sometimes answers about the claim instead of rewriting it: that is no revision.
-    if (not revised or revised.lower().startswith("none") or revised.strip() == claim.strip()
+    if (not revised or revised.lower().startswith("none") or revised.strip() == claim.strip().rstrip(".")
             or re.search(r"\b(claim|excerpts?)\b", revised, re.IGNORECASE)):
         revised = None
-    critique = fields["critique"] or reply.strip().split("\n")[0][:400] or "The sources do not support this."
-    return {"error_type": error_type, "critique": critique, "revised": revised}
+    elif not revised.endswith((".", "!", "?")):
+        revised += "."
+    critique = fields.get("critique") or reply.strip().split("\n")[0][:400].strip("*: ")
+    critique = critique or "The sources do not support this."
+    return {"error_type": error_type, "critique": critique if critique.endswith(".") else critique + ".",
+            "revised": revised}
+
+
+_LABEL = re.compile(r"(?:^|(?<=[\s*.]))\**(critique|error[ _]type|revised(?: claim)?)\**\s*:\**", re.IGNORECASE)

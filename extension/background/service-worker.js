@@ -162,6 +162,19 @@ async function saveLastCheck(state, tab) {
 
 const lastStates = new Map(); // checkId -> state, to merge re-anchoring reports
 
+// Chromium stops an idle service worker after 30 s; the first verdict of a real model can take
+// longer than that (model load), so an API call every 20 s keeps the worker alive while checking.
+let running = 0;
+let keepAlive = null;
+function checkStarted() {
+  running += 1;
+  if (!keepAlive) keepAlive = setInterval(() => ext.runtime.getPlatformInfo(), 20000);
+}
+function checkEnded() {
+  running = Math.max(0, running - 1);
+  if (!running && keepAlive) { clearInterval(keepAlive); keepAlive = null; }
+}
+
 /** Check port: the content script sends {type:"check", text, checkId}; events stream back. */
 function onCheckPort(port) {
   const abort = new AbortController();
@@ -181,6 +194,7 @@ function onCheckPort(port) {
       try { port.postMessage(event); } catch (_) { /* the tab went away */ }
       saveLastCheck(state, tab);
     };
+    checkStarted();
     try {
       const c = await client();
       if (!c.token) throw new A.BackendError({ code: "not_paired", status: 401 }, c.baseUrl);
@@ -192,6 +206,8 @@ function onCheckPort(port) {
       state = CS.apply(state, event);
       try { port.postMessage(event); } catch (_) { /* the tab went away */ }
       saveLastCheck(state, tab);
+    } finally {
+      checkEnded();
     }
   });
 }
@@ -233,7 +249,12 @@ async function openViewer(msg) {
 }
 
 async function openSidePanel(msg, sender) {
-  await B.openPanel(sender.tab);
+  try {
+    await B.openPanel(sender.tab);
+  } catch (_) {
+    // sidePanel.open() wants a user gesture, which a message from a page does not always carry.
+    await ext.tabs.create({ url: B.url("sidepanel/index.html") });
+  }
   return { ok: true };
 }
 

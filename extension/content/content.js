@@ -95,6 +95,7 @@
       ui.showToast({ error: E.friendlyError({ code: "empty_text" }), autoHideMs: 6000 });
       return { ok: true, started: false };
     }
+    ui.hideButton();
     const port = B.connect(PORT.CHECK);
     current = { checkId, port, state: CS.initial(checkId, begun.text), begun, done: false };
     const mine = current;

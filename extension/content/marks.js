@@ -164,6 +164,16 @@
       return missing;
     }
 
+    /** Does every entry's range still hold its sentence (nodes attached, same text)? */
+    allStillValid() {
+      for (const e of this.entries.values()) {
+        if (!e.found || !e.range) return false;
+        if (!e.range.startContainer.isConnected || !e.range.endContainer.isConnected) return false;
+        if (AN.collapse(e.range.toString()) !== AN.collapse(e.selectors.quote.exact)) return false;
+      }
+      return true;
+    }
+
     /** Watch the page; re-anchor after it has been quiet for a moment (or at most every second). */
     observe() {
       if (this.observer || !root.MutationObserver) return;
@@ -181,7 +191,11 @@
         if (!this.timer) this.firstDirty = now;
         clearTimeout(this.timer);
         const wait = Math.max(0, Math.min(DEBOUNCE_MS, this.firstDirty + MAX_WAIT_MS - now));
-        this.timer = setTimeout(() => { this.timer = null; this.reanchor(); }, wait);
+        this.timer = setTimeout(() => {
+          this.timer = null;
+          // Most mutations (a clock, a typing indicator) leave our sentences alone: skip the rebuild.
+          if (!this.allStillValid()) this.reanchor();
+        }, wait);
       });
       this.observer.observe(this.doc.body || this.doc.documentElement, { childList: true, subtree: true, characterData: true });
     }

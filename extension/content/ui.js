@@ -53,6 +53,7 @@
     .quote { display: block; font-style: italic; }
     .meta { display: block; color: #0969da; font-size: 12px; margin-top: 2px; }
     .note { color: #57606a; font-size: 12px; }
+    .more summary { color: #57606a; font-size: 12px; cursor: pointer; margin: 2px 0 6px; }
     .toast { position: fixed; display: none; right: 16px; bottom: 16px; width: 340px; max-width: calc(100vw - 32px);
       background: #fff; border: 1px solid #d0d7de; border-left: 4px solid #0969da; border-radius: 8px;
       padding: 10px 12px; box-shadow: 0 6px 20px rgba(0,0,0,.18); }
@@ -220,10 +221,13 @@
         card.append(sec);
       }
       const evidence = Array.isArray(v.evidence) ? v.evidence : [];
+      // Passages that back or refute the sentence first; merely related ones folded away.
+      const strong = evidence.filter((ev) => ev.stance === "supports" || ev.stance === "refutes");
+      const related = evidence.filter((ev) => !strong.includes(ev));
       const sec = el(doc, "div", "section");
-      sec.append(el(doc, "div", "section-title", evidence.length ? "Evidence from your PDFs" : "Evidence"));
+      sec.append(el(doc, "div", "section-title", strong.length ? "Evidence from your PDFs" : "Closest passages in your PDFs"));
       if (!evidence.length) sec.append(el(doc, "div", "note", "No passage in your library is about this sentence."));
-      for (const ev of evidence.slice(0, 5)) {
+      const evidenceButton = (ev) => {
         const b = el(doc, "button", "evidence");
         b.type = "button";
         b.title = "Open the PDF at this page";
@@ -231,7 +235,18 @@
         const bits = [ev.filename || ev.document_id, ev.page ? "p. " + ev.page : null, ev.stance && ev.stance !== "related" ? ev.stance : null];
         b.append(el(doc, "span", "meta", bits.filter(Boolean).join(" · ")));
         b.addEventListener("click", () => this.h.onOpenEvidence(ev));
-        sec.append(b);
+        return b;
+      };
+      if (strong.length) {
+        for (const ev of strong.slice(0, 5)) sec.append(evidenceButton(ev));
+        if (related.length) {
+          const more = el(doc, "details", "more");
+          more.append(el(doc, "summary", null, `${related.length} related passage${related.length > 1 ? "s" : ""}`));
+          for (const ev of related.slice(0, 5)) more.append(evidenceButton(ev));
+          sec.append(more);
+        }
+      } else {
+        for (const ev of related.slice(0, 3)) sec.append(evidenceButton(ev));
       }
       card.append(sec);
       card.classList.add("show");

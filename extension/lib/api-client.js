@@ -89,7 +89,8 @@
     async check(text, { onEvent, signal, documents, options } = {}) {
       const payload = { text };
       if (documents && documents.length) payload.documents = documents;
-      payload.options = Object.assign({ revise: true, decompose: false }, options || {});
+      // Per-sentence revisions come with every critique; "revise" rewrites the whole text (slow), so it is off.
+      payload.options = Object.assign({ revise: false, decompose: false }, options || {});
       const response = await this.request("/check", {
         method: "POST", raw: true, signal, body: JSON.stringify(payload),
         headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" },

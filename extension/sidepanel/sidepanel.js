@@ -262,6 +262,12 @@
 
   // ---------------------------------------------------------------- last check
 
+  function percent(p) {
+    if (p > 0 && p < 0.01) return "<1%";
+    if (p < 1 && p > 0.99) return ">99%";
+    return Math.round(p * 100) + "%";
+  }
+
   function renderLastCheck(lc) {
     const list = $("result-list");
     if (!lc) { list.replaceChildren(); return; }
@@ -270,7 +276,7 @@
     if (lc.status === "error" && lc.error) summary = lc.error.message;
     else if (lc.status === "checking") summary = `Checking… ${c.supported + c.contradicted + c.unsupported} done`;
     else summary = `${c.contradicted || 0} contradicted, ${c.unsupported || 0} not supported, ${c.supported || 0} supported` +
-      (lc.summary && typeof lc.summary.p_all_supported === "number" ? ` · P(all supported) ${Math.round(lc.summary.p_all_supported * 100)}%` : "");
+      (lc.summary && typeof lc.summary.p_all_supported === "number" ? ` · P(all supported) ${percent(lc.summary.p_all_supported)}` : "");
     const missing = lc.sentences.filter((s) => s.missing).length;
     if (missing) summary += ` · ${missing} no longer on the page`;
     $("results-summary").textContent = summary;

@@ -40,7 +40,10 @@ FAKE_ENV = {"SOURCECHECK_BACKEND": "fake", "SOURCECHECK_EMBEDDINGS": "hash"}
 
 @pytest.fixture(scope="session")
 def artifacts():
+    """Screenshots of the run (git-ignored); stale failure shots from an earlier run are removed."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("FAILED-*.png"):
+        old.unlink()
     return ARTIFACTS
 
 
@@ -120,6 +123,7 @@ class Browser:
 
     def open_panel(self):
         page = self.ctx.new_page()
+        page.set_viewport_size({"width": 400, "height": 900})  # a side panel's width
         page.goto(self.url("sidepanel/index.html"))
         return page
 

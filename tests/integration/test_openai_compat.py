@@ -35,7 +35,7 @@ def llama_server(real_model_path_module, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def real_model_path_module():
-    from conftest import MODEL
+    from support import MODEL
 
     assert MODEL.exists(), "run scripts/setup first"
     return MODEL

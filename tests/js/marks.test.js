@@ -104,3 +104,18 @@ test("the text sent counts code points like the API", () => {
   const begun = check(ctx);
   assert.equal(O.cpLength(begun.text), begun.text.length - 1, "one emoji");
 });
+
+test("a mutation elsewhere in the page does not rebuild the anchors", async () => {
+  const ctx = setup(HTML + '<div id="clock">12:00</div>');
+  check(ctx);
+  let rebuilt = 0;
+  const original = ctx.marks.reanchor.bind(ctx.marks);
+  ctx.marks.reanchor = () => { rebuilt += 1; return original(); };
+  ctx.doc.getElementById("clock").textContent = "12:01";
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(rebuilt, 0);
+  ctx.doc.querySelector("b").textContent = "70 billion";
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(rebuilt, 1);
+  ctx.marks.observer.disconnect();
+});

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from conftest import make_client
+from support import make_client
 from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.app import create_app
 
@@ -32,7 +32,7 @@ def test_health_is_open_and_reports_pairing(client, app):
     anon = make_client(app, host="localhost:8765", token=None)
     body = anon.get("/api/v1/health").get_json()
     assert body["ok"] and body["paired"] is False and body["version"] == "0.1.0"
-    assert body["model"] == {"backend": "fake", "name": "fake", "loaded": True}
+    assert body["model"] == {"backend": "fake", "name": "fake", "loaded": True, "available": True}
     assert body["library"] == {"documents": 0, "chunks": 0}
     assert client.get("/api/v1/health").get_json()["paired"] is True
 
@@ -158,6 +158,8 @@ def test_missing_model_is_a_clear_503(settings, bridge_pdf, tmp_path):
     app = create_app({**settings, "BACKEND": "llama_cpp", "MODELS_DIR": str(tmp_path / "no-models")})
     c = make_client(app)
     ready_library(c, app, bridge_pdf)
+    model = c.get("/api/v1/health").get_json()["model"]
+    assert model["available"] is False and model["loaded"] is False and model["backend"] == "llama_cpp"
     resp = c.post("/api/v1/check", json={"text": "The bridge is orange."})
     assert_error(resp, 503, "model_missing")
     assert "scripts/setup" in resp.get_json()["error"]["message"]

@@ -96,3 +96,27 @@ def test_a_text_without_claims_has_no_verdicts(library):
     events = list(check_text("Hello! Is this right?", library, judge()))
     assert [e["type"] for e in events] == ["sentences", "summary"]
     assert events[-1]["p_all_supported"] == 1.0
+
+
+def test_shared_evidence_block_grows_once_and_points_at_the_best_excerpt(library):
+    model = FakeModel()
+    text = "The bridge opened to traffic on May 27, 1937. Its main span is 1,280 meters long."
+    list(check_text(text, library, judge(model)))
+    first, second = (m[-1]["content"] for kind, m in model.history if kind == "choose")
+    shared = first[: first.index("Claim:")].strip()
+    assert second.startswith(shared)  # the second prompt extends the first: a KV-cache prefix
+    model.history.clear()
+    list(check_text(text, library, judge(model), options=CheckOptions(shared_evidence=False)))
+    own = [m[-1]["content"] for kind, m in model.history if kind == "choose"][1]
+    assert own.count("[1]") == 1 and not own.startswith(shared)
+
+
+def test_a_repeated_check_is_answered_from_the_verdict_cache(library):
+    model = FakeModel()
+    j = judge(model)
+    first = list(check_text(TEXT, library, j))
+    calls = len(model.history)
+    again = list(check_text(TEXT, library, j))
+    assert len(model.history) == calls  # no model call the second time
+    strip = [{k: v for k, v in e.items() if k != "elapsed_ms"} for e in first]
+    assert strip == [{k: v for k, v in e.items() if k != "elapsed_ms"} for e in again]

@@ -31,8 +31,12 @@ class Model:
     def prepare(self):
         """Load what the first call needs; raise ModelError now if the model cannot work."""
 
+    def available(self):
+        """False when the model certainly cannot run (a missing file); remote servers are assumed up."""
+        return True
+
     def info(self):
-        return {"backend": self.backend, "name": self.name, "loaded": self.loaded()}
+        return {"backend": self.backend, "name": self.name, "loaded": self.loaded(), "available": self.available()}
 
 
 def load_model(settings):

@@ -37,12 +37,22 @@ class FakeModel(Model):
             if isinstance(reply, Exception):
                 raise reply
             return reply
-        claim, _ = _claim_and_sources(messages)
+        if "Critiques:" in messages[-1]["content"]:  # the whole-text revision: return the text as it was
+            return re.search(r"Text:\n(.*?)\n\nCritiques:", messages[-1]["content"], re.DOTALL).group(1)
+        claim, sources = _claim_and_sources(messages)
         kind = _verdict(messages)
         if kind == "contradicted":
+            wrong = sorted(numbers(claim) - numbers(sources))
+            right = sorted(numbers(sources) - numbers(claim))
+            revised = claim.replace(_written(claim, wrong[0]), _written(sources, right[0])) if right else "none"
             return (f"Critique: The sources give a different number than the claim.\n"
-                    f"Error type: entity\nRevised: {claim}")
+                    f"Error type: entity\nRevised: {revised}")
         return "Critique: The sources do not mention this.\nError type: unverifiable\nRevised: none"
+
+
+def _written(text, number):
+    """The number as the text writes it ('35074' → '35,074')."""
+    return next(m for m in re.findall(r"\d+(?:[.,]\d+)*", text) if m.replace(",", "") == number)
 
 
 def _claim_and_sources(messages):

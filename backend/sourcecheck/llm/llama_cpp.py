@@ -27,6 +27,9 @@ class LlamaCppModel(Model):
     def loaded(self):
         return self._llm is not None
 
+    def available(self):
+        return self.path.exists()
+
     def prepare(self):
         self.load()
 

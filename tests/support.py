@@ -1,0 +1,23 @@
+"""Test helpers shared by the suites (import as `from support import ...`)."""
+
+from pathlib import Path
+
+from flask.testing import FlaskClient
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+TOKEN = "test-token"
+
+
+def make_client(app, host="127.0.0.1:8765", token=TOKEN):
+    """A test client that sends the given Host header (and token, unless None) with every request."""
+
+    class Client(app.test_client_class or FlaskClient):
+        def open(self, *args, **kwargs):
+            kwargs.setdefault("base_url", f"http://{host}")
+            return super().open(*args, **kwargs)
+
+    client = Client(app, app.response_class, use_cookies=True)
+    if token:
+        client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    return client
