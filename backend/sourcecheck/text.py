@@ -12,7 +12,8 @@ ABBREVIATIONS = {
 }
 _LINE_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|>[ \t]*|[-*+•◦▪][ \t]+|\(?\d{1,3}[.)][ \t]+|\(?[a-zA-Z][.)][ \t]+(?=[A-Z]))")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
-_END = re.compile(r"[.!?]+[\"'”’)\]*_]*(?=\s+(?:[^\w\s]+\s+)?[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|[.!?]+[\"'”’)\]*_]*$")
+_EMOJI = "[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+"  # "Great question! 🙂" keeps its emoji
+_END = re.compile(rf"[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?(?=\s+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?$")
 _INTRO = re.compile(r"[^.!?:\n]{0,60}:(?=\s+[\"'“(\[*_]*[A-Z])")
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _NOT_CLAIM = re.compile(

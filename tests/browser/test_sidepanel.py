@@ -106,7 +106,7 @@ def test_results_list_scrolls_to_the_sentence(ext, chat, artifacts):
     chat.evaluate("() => getSelection().removeAllRanges()")
     panel = ext.open_panel()
     panel.wait_for_selector("#result-list li[data-label=unsupported]")
-    assert panel.locator("#result-list li").count() == 8
+    assert panel.locator("#result-list li").count() == 9  # 3 skipped: "Great question! 🙂", "Here is…", the question
     assert panel.locator("#result-list li[data-label=contradicted]").count() == 1
     assert panel.locator("#result-list li[data-label=unsupported]").count() == 2
     assert "1 contradicted, 2 not supported, 3 supported" in panel.locator("#results-summary").inner_text()

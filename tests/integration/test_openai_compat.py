@@ -43,7 +43,7 @@ def real_model_path_module():
 
 @pytest.mark.model
 def test_judge_through_llama_cpp_server(llama_server):
-    judge = Judge(OpenAIModel(llama_server, "qwen"), calibration={"a": 1.0, "b": 0.0})
+    judge = Judge(OpenAIModel(llama_server, "qwen", timeout=600), calibration={"a": 1.0, "b": 0.0})
     right = judge.p_yes("The main span is 1,280 meters long.", SPAN)
     wrong = judge.p_yes("The main span is 2,000 meters long.", SPAN)
     assert right > 0.5 > wrong

@@ -63,3 +63,9 @@ def test_citations():
 
 def test_numbers_are_normalised():
     assert numbers("35,074 items at 76.2% in 2010") == {"35074", "76.2", "2010"}
+
+
+def test_an_emoji_stays_with_the_sentence_before_it():
+    text = "Great question! 🙂 Here is what the paper says. Café owners liked it 🚀. The span is 1,280 m."
+    assert texts(text) == [("Great question! 🙂", False), ("Here is what the paper says.", False),
+                           ("Café owners liked it 🚀.", True), ("The span is 1,280 m.", True)]

