@@ -105,10 +105,12 @@ class RecordingJudge(Judge):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.raw = []
+        self.features = []
 
-    def calibrate(self, p):
+    def calibrate(self, p, features=None):
         self.raw.append(p)
-        return super().calibrate(p)
+        self.features.append(features)
+        return super().calibrate(p, features)
 
 
 def fingerprint(settings, options, model):

@@ -8,6 +8,7 @@ from importlib import resources
 from string import Template
 
 from sourcecheck.evidence import format_sources
+from sourcecheck.text import STOPWORDS, content_words, numbers
 
 CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-render, a retry) costs nothing
 
@@ -45,10 +46,19 @@ class Judge:
             return 1.0 if text.strip().lower().startswith("yes") else 0.0
         return probs["Yes"]
 
-    def calibrate(self, p):
-        """Platt scaling of the model's P(Yes), fitted on development data (calibration.json)."""
+    def calibrate(self, p, features=None):
+        """The calibrated probability that a claim is supported (calibration.json, fitted on dev data).
+
+        Either Platt scaling of the model's P(Yes) ({"a", "b"}), or a logistic model over the signals of
+        signal_features() ({"weights": {name: w}, "bias": b}), the consistency + factuality paper's way
+        of combining the judge with cheap checks such as numbers the evidence does not contain.
+        """
         p = min(max(p, 1e-6), 1 - 1e-6)
-        z = self.calibration["a"] * math.log(p / (1 - p)) + self.calibration["b"]
+        c = self.calibration
+        if "weights" in c and features is not None:
+            z = c["bias"] + sum(w * features[name] for name, w in c["weights"].items())
+        else:
+            z = c.get("a", 1.0) * math.log(p / (1 - p)) + c.get("b", 0.0)
         return 1.0 / (1.0 + math.exp(-z))
 
     def critique(self, claim, evidence, shown=None):
@@ -81,12 +91,13 @@ class Judge:
             # Factored Verification: a sentence holds only if all its claims hold.
             p_raw = math.prod(self.p_yes(c, evidence, shown) for c in claims)
             found = None
-            if critique and self.calibrate(p_raw) < self.threshold:
+            if critique and self.calibrate(p_raw, signal_features(claim, evidence, p_raw)) < self.threshold:
                 found = self.critique(claim, evidence, shown)
             self._cache[key] = (p_raw, found)
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
-        p = self.calibrate(p_raw)  # calibrated on every call: the cache keeps the model's raw score
+        # Calibrated on every call: the cache keeps the model's raw score.
+        p = self.calibrate(p_raw, signal_features(claim, evidence, p_raw))
         if p >= self.threshold:
             label, found = "supported", {"error_type": None, "critique": _supported_note(evidence), "revised": None}
         elif found is None:
@@ -106,6 +117,23 @@ class Judge:
         listed = "\n".join(f"- \"{s}\": {c}" for s, c in critiques)
         msgs = self.messages("revise", text=text, critiques=listed)
         return self.model.complete(msgs, max_tokens=max(200, len(text) // 3)).strip() or text
+
+
+def signal_features(claim, evidence, p_raw):
+    """Signals besides the judge's P(Yes): how much of the claim the evidence contains, word for word."""
+    found_text = " ".join(e.passage for e in evidence)
+    found_words, found_numbers = set(content_words(found_text)), numbers(found_text)
+    claim_numbers = numbers(claim)
+    words = set(content_words(claim)) - claim_numbers
+    names = {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+", claim)} - STOPWORDS
+    p = min(max(p_raw, 1e-6), 1 - 1e-6)
+    return {
+        "logit_p": math.log(p / (1 - p)),
+        "overlap": len(words & found_words) / len(words) if words else 1.0,
+        "numbers_missing": len(claim_numbers - found_numbers) / len(claim_numbers) if claim_numbers else 0.0,
+        "names_missing": len(names - found_words) / len(names) if names else 0.0,
+        "similarity": max((e.score for e in evidence), default=0.0),
+    }
 
 
 def sources_text(evidence, shown=None):

@@ -91,3 +91,26 @@ def test_select_evidence_reranks_drops_overlaps_and_puts_the_best_last():
     assert [e.page for e in chosen] == [1, 2]  # c3 overlaps c2 and scores lower
     assert chosen[-1].quote == "The main span is 1,280 meters long." and chosen[-1].filename == "b.pdf"
     assert "[2] (b.pdf, page 2)" in format_sources(chosen)
+
+
+def test_signal_features_measure_what_the_evidence_lacks():
+    from sourcecheck.judge import signal_features
+
+    evidence = [ev("The Golden Gate Bridge opened on May 27, 1937 in San Francisco.")]
+    f = signal_features("The Golden Gate Bridge opened in 1938 in Oakland.", evidence, 0.5)
+    assert f["numbers_missing"] == 1.0 and f["names_missing"] == pytest.approx(0.25)
+    assert f["overlap"] == pytest.approx(4 / 5) and f["logit_p"] == pytest.approx(0.0)
+    f = signal_features("The bridge opened on May 27, 1937.", evidence, 0.5)
+    assert (f["numbers_missing"], f["names_missing"], f["overlap"]) == (0.0, 0.0, 1.0)
+
+
+def test_logistic_calibration_combines_the_signals():
+    weights = {"logit_p": 1.0, "overlap": 0.0, "numbers_missing": -4.0, "names_missing": 0.0, "similarity": 0.0}
+    model = FakeModel()
+    model.enqueue({"Yes": 0.8, "No": 0.2}, "Critique: wrong year\nError type: entity\nRevised: none",
+                  {"Yes": 0.8, "No": 0.2})
+    judge = Judge(model, calibration={"weights": weights, "bias": 0.0})
+    wrong = judge.verdict("It opened in 1938.", [ev("It opened in 1937.")])
+    right = judge.verdict("It opened in 1937.", [ev("It opened in 1937.")])
+    assert wrong["label"] == "contradicted" and wrong["p_supported"] < 0.1
+    assert right["label"] == "supported" and right["p_supported"] == pytest.approx(0.8)
