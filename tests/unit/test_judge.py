@@ -114,3 +114,23 @@ def test_logistic_calibration_combines_the_signals():
     right = judge.verdict("It opened in 1937.", [ev("It opened in 1937.")])
     assert wrong["label"] == "contradicted" and wrong["p_supported"] < 0.1
     assert right["label"] == "supported" and right["p_supported"] == pytest.approx(0.8)
+
+
+def test_evidence_block_appends_only_new_excerpts_and_starts_over_past_its_budget():
+    from sourcecheck.evidence import EvidenceBlock
+
+    block = EvidenceBlock(budget_words=12)
+    a, b, c = ev("one two three four"), ev("five six seven eight"), ev("nine ten eleven twelve")
+    assert [e.passage for e in block.add([a, b])] == [a.passage, b.passage]
+    assert [e.passage for e in block.add([ev(b.passage), c])] == [a.passage, b.passage, c.passage]
+    d = ev("thirteen fourteen")
+    assert [e.passage for e in block.add([c, d])] == [c.passage, d.passage]  # 14 words > 12: a fresh block
+
+
+def test_sources_text_points_at_the_best_excerpt_when_it_is_not_last():
+    from sourcecheck.judge import sources_text
+
+    a, b = ev("first passage"), ev("best passage")
+    assert "most relevant" not in sources_text([a, b], [a, b])
+    assert sources_text([b], [b, a]).endswith("(The excerpt most relevant to the claim is [1].)")
+    assert sources_text([], None) == "(none found)"
