@@ -2,8 +2,8 @@
 
 Each record's sources go into a fresh in-memory Library (same chunking, embedding and hybrid retrieval
 as a user's library), then check_text() checks the record's text exactly as the API would. Only the
-raw model scores are cached; labels, calibration and thresholds are applied when scoring, so a new
-calibration.json or THRESHOLD needs no new model run.
+raw model scores (and the judge's signals) are cached; labels, calibration and thresholds are applied
+when scoring, so a new calibration.json or THRESHOLD needs no new model run.
 
 How our sentences meet the data's labels (align()):
 * Every labelled sentence/claim is located in the record's text: exact substring (searched from the end
@@ -100,17 +100,28 @@ def dataset_name(records, path):
 
 
 class RecordingJudge(Judge):
-    """The normal judge, noting the raw P(Yes) behind each verdict (verdict() calibrates once per call)."""
+    """The normal judge, noting for each verdict the raw P(Yes) and the signals its final p came from.
+
+    verdict() may calibrate more than once (to decide on a critique); the last call is the one it returns.
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.raw = []
-        self.features = []
+        self.raw, self.features = [], []
+        self._last = None
 
     def calibrate(self, p, features=None):
-        self.raw.append(p)
-        self.features.append(features)
+        self._last = (p, features)
         return super().calibrate(p, features)
+
+    def verdict(self, *args, **kwargs):
+        self._last = None
+        v = super().verdict(*args, **kwargs)
+        if self._last is None:
+            raise RuntimeError("Judge.verdict() no longer calls calibrate(); the harness cannot see raw scores")
+        self.raw.append(self._last[0])
+        self.features.append(self._last[1])
+        return v
 
 
 def fingerprint(settings, options, model):
@@ -145,7 +156,7 @@ def run_record(record, judge, embedding_function, settings, options):
             if source and source.strip():
                 library.add_text(f"source {i}", [source], filename=f"source{i}.txt")
         indexed = time.monotonic()
-        judge.raw = []
+        judge.raw, judge.features = [], []
         sentences, verdicts = [], []
         for event in check_text(record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"]):
             if event["type"] == "sentences":
@@ -154,8 +165,10 @@ def run_record(record, judge, embedding_function, settings, options):
                 verdicts.append({"index": event["index"], "label": event["label"], "p": event["p_supported"]})
         if len(judge.raw) != len(verdicts):
             raise RuntimeError("RecordingJudge saw a different number of verdicts than check_text yielded")
-        for v, raw in zip(verdicts, judge.raw):
+        for v, raw, features in zip(verdicts, judge.raw, judge.features):
             v["p_raw"] = raw
+            if features is not None:
+                v["features"] = features
         return {"id": record["id"], "sentences": sentences, "verdicts": verdicts, "error": None,
                 "index_s": round(indexed - started, 3), "check_s": round(time.monotonic() - indexed, 3)}
     except SourcecheckError as e:
@@ -282,8 +295,9 @@ def items(record, result, calibrate, threshold):
     """Scored units of one record: (view, item) pairs; a view is "sentence", "grounded" or "response"."""
     if result["error"]:
         return [], {}
-    p_by_index = {v["index"]: calibrate(v["p_raw"]) for v in result["verdicts"]}
+    p_by_index = {v["index"]: calibrate(v["p_raw"], v.get("features")) for v in result["verdicts"]}
     raw_by_index = {v["index"]: v["p_raw"] for v in result["verdicts"]}
+    features_by_index = {v["index"]: v.get("features") for v in result["verdicts"]}
     views = {"sentence": [x for x in record["labels"] if x["level"] in ("sentence", "claim")
                           and "sentence_index" not in x and gold(x) is not None]}
     if grounded_items(record):
@@ -307,10 +321,13 @@ def items(record, result, calibrate, threshold):
                 continue
             st["scored"] += 1
             st["split"] += len(parts) > 1
-            out.append((view, {"record": record["id"], "index": x["index"], "y": x.get("y", gold(x)),
-                               "p": math.prod(p_by_index[i] for i in parts),
-                               "p_raw": math.prod(raw_by_index[i] for i in parts), "parts": len(parts),
-                               "error_types": x.get("error_types") or []}))
+            unit = {"record": record["id"], "index": x["index"], "y": x.get("y", gold(x)),
+                    "p": math.prod(p_by_index[i] for i in parts),
+                    "p_raw": math.prod(raw_by_index[i] for i in parts), "parts": len(parts),
+                    "error_types": x.get("error_types") or []}
+            if len(parts) == 1 and features_by_index[parts[0]] is not None:
+                unit["features"] = features_by_index[parts[0]]
+            out.append((view, unit))
     for x in record["labels"]:
         if x["level"] == "response" and gold(x) is not None:
             ps = list(p_by_index.values())
@@ -331,6 +348,7 @@ def score_view(units, threshold, response=False):
         out = metrics.summarize(y, p, threshold=threshold, types=types)
         pred_any = [0 if u["any_unsupported"] else 1 for u in units]
         out["balanced_accuracy_any"] = metrics.balanced_accuracy(y, pred_any)
+        out["balanced_accuracy_any_ci95"] = metrics.bootstrap_interval(y, pred_any)
         out["recall_any"] = metrics.precision_recall_f1(y, pred_any)["recall"]
         if out["best_threshold"] is not None:
             pred = metrics.predict(p, out["best_threshold"])
@@ -353,8 +371,12 @@ def score_view(units, threshold, response=False):
 
 
 def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None, critique=False,
-             decompose=False, model=None, log=None):
-    """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png."""
+             decompose=False, model=None, log=None, rescore=None):
+    """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png.
+
+    rescore: a fingerprint from an earlier results.json: score the verdicts cached under it (an earlier
+    pipeline's) with the current metrics and calibration, running nothing; uncached records are left out.
+    """
     from sourcecheck.embeddings import make_embedding_function
     from sourcecheck.llm import load_model
 
@@ -366,11 +388,11 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
     judge = RecordingJudge(model, threshold=settings["THRESHOLD"])
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
     options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique)
-    key = fingerprint(settings, options, model)
-    report = {"fingerprint": key, "settings": {k: settings[k] for k in (
+    key = rescore or fingerprint(settings, options, model)
+    report = {"fingerprint": key, "rescored": bool(rescore), "settings": {k: settings[k] for k in (
         "BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")},
-        "options": asdict(options), "limit": limit, "seed": seed,
-        "calibration": {k: judge.calibration.get(k) for k in ("a", "b")}, "datasets": {}}
+        "options": asdict(options), "limit": limit, "seed": seed, "calibration": judge.calibration,
+        "datasets": {}}
     predictions = []
     for path in paths:
         records = load_records(path)
@@ -379,9 +401,12 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
         cache = Cache(cache_dir, name, key)
         log(f"{name}: {len(chosen)} of {len(records)} records ({len(records) - sum(map(usable, records))} "
             f"without sources or usable labels)")
-        results, fresh_s, fresh_n, cached_s = [], 0.0, 0, 0.0
+        results, fresh_s, fresh_n, cached_s, missing = [], 0.0, 0, 0.0, 0
         for n, record in enumerate(chosen, 1):
             result = cache.get(record["id"])
+            if result is None and rescore:
+                missing += 1
+                continue
             if result is None:
                 result = run_record(record, judge, embedding_function, settings, options)
                 cache.put(result)
@@ -402,6 +427,8 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
                         "index_seconds": round(sum(r["index_s"] for _, r in results), 1),
                         "this_run_records": fresh_n, "this_run_seconds": round(fresh_s, 1)}
         ds["file"] = str(path)
+        if missing:
+            ds["missing_from_cache"] = missing
     report["platt_fit"] = fit_calibration(predictions)
     write_outputs(out, report, predictions)
     return report
@@ -429,8 +456,10 @@ def score_dataset(name, results, judge, threshold, predictions):
 
 
 def fit_calibration(predictions, min_items=20):
-    """Platt a, b on the sentence-level items scored by one sentence of ours (the unit verdict() calibrates),
-    each data set weighted equally; ECE before (current calibration) and after, in-sample and 5-fold."""
+    """Fit calibration.json on the sentence-level items scored by one sentence of ours (the unit verdict()
+    calibrates), each data set weighted equally: Platt a, b on the raw P(Yes); and, when the cache has the
+    judge's signals, a logistic model over them ({"weights", "bias"}). Quality before (the current
+    calibration) and after, in-sample and with 5-fold cross-fitting."""
     primary = {}
     for u in predictions:
         if u["view"] == "grounded":
@@ -446,26 +475,47 @@ def fit_calibration(predictions, min_items=20):
     sets = [u["dataset"] for u in units]
     size = {s: sets.count(s) for s in set(sets)}
     w = np.array([len(units) / (len(size) * size[s]) for s in sets])
+    fold = np.random.default_rng(0).permutation(len(units)) % 5
+
+    def cross_fit(X, fit, apply):
+        out = np.empty(len(units))
+        for k in range(5):
+            params = fit(X[fold != k], y[fold != k], w[fold != k])
+            out[fold == k] = apply(X[fold == k], params)
+        return out
+
+    def quality(p, p_cv=None):
+        q = {"ece": metrics.expected_calibration_error(y, p), "auroc": metrics.auroc(y, p),
+             "balanced_accuracy": metrics.balanced_accuracy(y, metrics.predict(p, 0.5))}
+        if p_cv is not None:
+            q.update({f"{k}_cv": v for k, v in quality(p_cv).items()})
+        return q
+
     a, b = metrics.fit_platt(raw, y, w)
     after = metrics.platt(raw, a, b)
-    fold = np.random.default_rng(0).permutation(len(units)) % 5
-    after_cv = np.empty(len(units))
-    for k in range(5):
-        ak, bk = metrics.fit_platt(raw[fold != k], y[fold != k], w[fold != k])
-        after_cv[fold == k] = metrics.platt(raw[fold == k], ak, bk)
+    after_cv = cross_fit(raw, lambda X, yy, ww: metrics.fit_platt(X, yy, ww), lambda X, ab: metrics.platt(X, *ab))
     per_set = {}
     for s in sorted(size):
         m = np.array([x == s for x in sets])
         per_set[s] = {"n": int(m.sum()), "ece_before": metrics.expected_calibration_error(y[m], before[m]),
                       "ece_after": metrics.expected_calibration_error(y[m], after[m])}
-    return {"a": a, "b": b, "n": len(units), "datasets": sorted(size),
-            "ece_before": metrics.expected_calibration_error(y, before),
-            "ece_after": metrics.expected_calibration_error(y, after),
-            "ece_after_cv": metrics.expected_calibration_error(y, after_cv),
-            "balanced_accuracy_before": metrics.balanced_accuracy(y, metrics.predict(before, 0.5)),
-            "balanced_accuracy_after": metrics.balanced_accuracy(y, metrics.predict(after, 0.5)),
-            "per_dataset": per_set,
-            "bins_before": metrics.reliability_bins(y, before), "bins_after": metrics.reliability_bins(y, after)}
+    fit = {"a": a, "b": b, "n": len(units), "datasets": sorted(size), "before": quality(before),
+           "after": quality(after, after_cv), "per_dataset": per_set,
+           "bins_before": metrics.reliability_bins(y, before), "bins_after": metrics.reliability_bins(y, after)}
+    # kept flat as well: the numbers docs/quality.md quotes
+    fit.update({"ece_before": fit["before"]["ece"], "ece_after": fit["after"]["ece"],
+                "ece_after_cv": fit["after"]["ece_cv"]})
+    if all(u.get("features") for u in units):
+        names = sorted(units[0]["features"])
+        X = np.array([[u["features"][n] for n in names] for u in units])
+
+        def apply(Xk, params):
+            return metrics.sigmoid(Xk @ np.array(params[0]) + params[1])
+
+        coef, bias = metrics.fit_logistic(X, y, w)
+        fit["combined"] = {"weights": dict(zip(names, coef)), "bias": bias,
+                           "after": quality(apply(X, (coef, bias)), cross_fit(X, metrics.fit_logistic, apply))}
+    return fit
 
 
 # -- outputs ------------------------------------------------------------------------------------
@@ -493,27 +543,33 @@ def write_outputs(out, report, predictions):
 def markdown(report):
     """Two tables: sentence level (the primary view of each set) and response level."""
     f = metrics.fmt
-    lines = ["| set | view | N rec | N items (unsup) | BA @0.5 | BA best θ (θ) | BA 5-fold θ | P / R / F1 unsup "
-             "| AUROC | ECE | s/rec |", "|" + " --- |" * 11]
+
+    def interval(ci):
+        return f"[{f(ci[0], digits=0)}–{f(ci[1], digits=0)}]" if ci and ci[0] is not None else ""
+
+    lines = ["| set | view | N rec | N items (unsup) | BA @0.5 [95% CI] | BA best θ (θ) | BA 5-fold θ "
+             "| P / R / F1 unsup | AUROC | ECE | s/rec |", "|" + " --- |" * 11]
     for name, ds in report["datasets"].items():
         view = ds["primary"]
         if view in (None, "response"):
             continue
         m = ds[view]
         lines.append(f"| {name} | {view} | {ds['records']} | {m['n']} ({m['n_unsupported']}) | "
-                     f"{f(m['balanced_accuracy'])} | {f(m['balanced_accuracy_best'])} "
+                     f"{f(m['balanced_accuracy'])} {interval(m.get('balanced_accuracy_ci95'))} | "
+                     f"{f(m['balanced_accuracy_best'])} "
                      f"({f(m['best_threshold'], pct=False, digits=3)}) | {f(m['balanced_accuracy_cv'])} | "
                      f"{f(m['precision'])} / {f(m['recall'])} / {f(m['f1'])} | {f(m['auroc'])} | "
                      f"{f(m['ece'])} | {ds['timing']['seconds_per_record']:.1f} |")
-    lines += ["", "| set | N rec (unsup) | BA any-sentence rule | BA @θ (θ) | BA 5-fold θ | P / R / F1 unsup @θ "
-              "| AUROC P(text) | pairs ranked | s/rec |", "|" + " --- |" * 9]
+    lines += ["", "| set | N rec (unsup) | BA any-sentence rule [95% CI] | BA @θ (θ) | BA 5-fold θ "
+              "| P / R / F1 unsup @θ | AUROC P(text) | pairs ranked | s/rec |", "|" + " --- |" * 9]
     for name, ds in report["datasets"].items():
         m = ds.get("response")
         if not m:
             continue
         pairs = f"{f(m['pairwise_accuracy'])} of {m['pairs']}" if "pairs" in m else "–"
         theta = f"{m['best_threshold']:.3g}" if m["best_threshold"] is not None else "–"
-        lines.append(f"| {name} | {m['n']} ({m['n_unsupported']}) | {f(m['balanced_accuracy_any'])} | "
+        lines.append(f"| {name} | {m['n']} ({m['n_unsupported']}) | {f(m['balanced_accuracy_any'])} "
+                     f"{interval(m.get('balanced_accuracy_any_ci95'))} | "
                      f"{f(m['balanced_accuracy_best'])} ({theta}) | {f(m['balanced_accuracy_cv'])} | "
                      f"{f(m.get('precision_best'))} / {f(m.get('recall_best'))} / {f(m.get('f1_best'))} | "
                      f"{f(m['auroc'])} | {pairs} | {ds['timing']['seconds_per_record']:.1f} |")
@@ -534,6 +590,13 @@ def markdown(report):
         lines += ["", f"Platt fit on {fit['n']} sentence-level items ({', '.join(fit['datasets'])}; sets weighted "
                   f"equally): a = {fit['a']:.3f}, b = {fit['b']:.3f}; ECE {f(fit['ece_before'])} → "
                   f"{f(fit['ece_after'])} in-sample, {f(fit['ece_after_cv'])} 5-fold."]
+        if "combined" in fit:
+            c = fit["combined"]
+            weights = ", ".join(f"{k} {v:.3f}" for k, v in c["weights"].items())
+            lines += ["", f"Logistic combination fitted on the same items: weights {weights}, bias {c['bias']:.3f}; "
+                      f"BA@0.5 {f(fit['before']['balanced_accuracy'])} → {f(c['after']['balanced_accuracy_cv'])} "
+                      f"(5-fold), AUROC {f(fit['before']['auroc'])} → {f(c['after']['auroc_cv'])}, "
+                      f"ECE {f(c['after']['ece_cv'])} (5-fold)."]
     return "\n".join(lines) + "\n"
 
 
@@ -566,14 +629,18 @@ def reliability_png(curves, path, title="Reliability diagram", size=420, dpi=144
     page.draw_line(xy(0, 0), xy(1, 1), color=(0.4, 0.4, 0.4), width=0.7, dashes="[3 3] 0")
     for i, (name, bins) in enumerate(curves):
         colour = COLOURS[i % len(COLOURS)]
+        pooled = name.startswith("all")  # pooled curves bold, per-set ones thin (they are noisier)
         points = [xy(conf, acc) for _, _, _, conf, acc in bins]
         if len(points) > 1:
-            page.draw_polyline(points, color=colour, width=1.2)
+            page.draw_polyline(points, color=colour, width=2.2 if pooled else 0.8,
+                               stroke_opacity=1.0 if pooled else 0.7)
         total = sum(b[2] for b in bins) or 1
         for (_, _, n, _, _), pt in zip(bins, points):
-            page.draw_circle(pt, 1.5 + 4 * math.sqrt(n / total), color=colour, fill=colour, width=0.5)
+            page.draw_circle(pt, (1.5 if pooled else 1.0) + (4 if pooled else 2.5) * math.sqrt(n / total),
+                             color=colour, fill=colour, width=0.5)
         ly = top + 8 + 14 * i
-        page.draw_line((left + plot + 12, ly - 3), (left + plot + 28, ly - 3), color=colour, width=2)
+        page.draw_line((left + plot + 12, ly - 3), (left + plot + 28, ly - 3), color=colour,
+                       width=2.2 if pooled else 1)
         page.insert_text((left + plot + 32, ly), name, fontsize=7.5)
     page.insert_text((left + plot + 12, top + 8 + 14 * len(curves) + 6), "dot area ~ items in bin", fontsize=6.5,
                      color=(0.4, 0.4, 0.4))

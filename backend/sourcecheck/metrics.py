@@ -115,6 +115,23 @@ def pairwise_accuracy(pairs):
     return float(np.mean([1.0 if w < r else 0.5 if w == r else 0.0 for r, w in pairs]))
 
 
+def bootstrap_interval(y, pred, statistic=None, resamples=1000, level=0.95, seed=0):
+    """Percentile bootstrap interval of balanced accuracy (or statistic(y, pred)) over resampled items.
+
+    Items are resampled independently, so sentences of one answer count as independent: a lower bound
+    on the real uncertainty. (None, None) with fewer than two items.
+    """
+    statistic = statistic or balanced_accuracy
+    y, pred = _arrays(y, pred)
+    if len(y) < 2:
+        return None, None
+    rng = np.random.default_rng(seed)
+    values = [statistic(y[i], pred[i]) for i in (rng.integers(0, len(y), len(y)) for _ in range(resamples))]
+    values = [v for v in values if v is not None]
+    lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
 def best_threshold(y, p):
     """The θ maximising balanced accuracy of "supported iff p >= θ", and that accuracy.
 
@@ -153,24 +170,31 @@ def logit(p, eps=1e-6):
     return np.log(p / (1 - p))
 
 
-def fit_platt(p_raw, y, weights=None, l2=1e-3, iterations=100):
-    """Platt scaling: a, b with P(supported) = σ(a · logit(p_raw) + b), by weighted Newton steps.
+def fit_logistic(X, y, weights=None, l2=1e-3, iterations=100):
+    """Weighted logistic regression by Newton steps: (coefficients, bias) with P(y=1) = σ(X·coef + bias).
 
-    A small L2 penalty keeps a and b finite when the classes are separable.
+    A small L2 penalty (on coefficients and bias) keeps them finite when the classes are separable.
     """
-    x, y = logit(p_raw), _arrays(y)[0]
+    X = np.asarray(X, dtype=float).reshape(len(y), -1)
+    y = _arrays(y)[0]
     w = np.ones(len(y)) if weights is None else _arrays(weights)[0]
-    X = np.column_stack([x, np.ones(len(x))])
-    theta = np.array([1.0, 0.0])
+    A = np.column_stack([X, np.ones(len(y))])
+    theta = np.zeros(A.shape[1])
     for _ in range(iterations):
-        q = sigmoid(X @ theta)
-        grad = X.T @ (w * (q - y)) + l2 * theta
-        hess = (X * (w * q * (1 - q))[:, None]).T @ X + l2 * np.eye(2)
+        q = sigmoid(A @ theta)
+        grad = A.T @ (w * (q - y)) + l2 * theta
+        hess = (A * (w * q * (1 - q))[:, None]).T @ A + l2 * np.eye(A.shape[1])
         step = np.linalg.solve(hess, grad)
         theta = theta - step
         if np.max(np.abs(step)) < 1e-10:
             break
-    return float(theta[0]), float(theta[1])
+    return [float(c) for c in theta[:-1]], float(theta[-1])
+
+
+def fit_platt(p_raw, y, weights=None, l2=1e-3):
+    """Platt scaling: a, b with P(supported) = σ(a · logit(p_raw) + b) (fit_logistic on one feature)."""
+    (a,), b = fit_logistic(logit(p_raw)[:, None], y, weights, l2)
+    return a, b
 
 
 def platt(p_raw, a, b):
@@ -191,6 +215,7 @@ def summarize(y, p, threshold=0.5, types=None):
     out = {
         "n": int(len(y)), "n_supported": int(np.sum(y == 1)), "n_unsupported": int(np.sum(y == 0)),
         "threshold": threshold, "balanced_accuracy": balanced_accuracy(y, pred),
+        "balanced_accuracy_ci95": bootstrap_interval(y, pred),
         **precision_recall_f1(y, pred),
         "auroc": auroc(y, p), "ece": expected_calibration_error(y, p),
         "best_threshold": theta, "balanced_accuracy_best": ba_best,

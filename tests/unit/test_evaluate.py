@@ -154,7 +154,8 @@ def test_outputs_are_written(data, settings, tmp_path):
     report, _ = run(data, settings, out)
     assert json.loads((out / "results.json").read_text())["fingerprint"] == report["fingerprint"]
     table = (out / "results.md").read_text()
-    assert "| tiny | sentence | 3 | 2 (1) | 100.0 |" in table and "1 of 1" not in table and "100.0 of 1" in table
+    assert "| tiny | sentence | 3 | 2 (1) | 100.0 [100–100] |" in table
+    assert "| 100.0 of 1 |" in table  # the one HaluEval-style pair ranked right
     assert (out / "reliability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -221,3 +222,13 @@ def test_fit_calibration_fits_platt_and_the_signal_combination():
     assert weights["logit_p"] == pytest.approx(1.5, abs=0.5) and weights["overlap"] == pytest.approx(3, abs=1.2)
     assert fit["combined"]["after"]["auroc_cv"] > fit["before"]["auroc"]
     assert fit_calibration(preds[:10]) is None  # too few items to fit
+
+
+def test_rescore_scores_an_earlier_cache_without_running_anything(data, settings, tmp_path):
+    first, _ = run(data, settings, tmp_path / "out")
+    again, model = run(data, settings, tmp_path / "rescored", cache_dir=tmp_path / "out" / "cache",
+                       rescore=first["fingerprint"])
+    assert model.history == [] and again["rescored"]
+    assert again["datasets"]["tiny"]["sentence"] == first["datasets"]["tiny"]["sentence"]
+    unknown, model = run(data, settings, tmp_path / "none", rescore="0123456789abcdef")
+    assert model.history == [] and unknown["datasets"]["tiny"]["missing_from_cache"] == 3

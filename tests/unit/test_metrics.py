@@ -153,3 +153,10 @@ def test_summarize_has_every_metric_and_handles_one_class():
 
 def test_fmt():
     assert metrics.fmt(0.8123) == "81.2" and metrics.fmt(None) == "–" and metrics.fmt(0.5, pct=False) == "0.5"
+
+
+def test_bootstrap_interval():
+    assert metrics.bootstrap_interval([1, 0, 1, 0], [1, 0, 1, 0]) == (1.0, 1.0)  # always right
+    lo, hi = metrics.bootstrap_interval([1, 0] * 50, [1, 0, 0, 1] * 25)  # BA 0.5 on 100 items
+    assert lo < 0.5 < hi and hi - lo < 0.3
+    assert metrics.bootstrap_interval([1], [1]) == (None, None)
