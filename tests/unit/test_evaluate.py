@@ -69,6 +69,12 @@ def run(data, settings, out, model=None, **kw):
     return evaluate([data], settings, out=out, model=model, log=lambda msg: None, **kw), model
 
 
+
+@pytest.fixture(autouse=True)
+def identity_calibration(monkeypatch):
+    """The expected numbers below are raw fake scores: keep the shipped calibration.json out of them."""
+    monkeypatch.setattr("sourcecheck.judge.load_calibration", lambda: {"a": 1.0, "b": 0.0})
+
 def test_alignment_by_text_not_by_index():
     text = "Intro text follows here: The bridge opened in 1937. It is long. The span is 1,280 m and the tower is tall."
     ours = [s.to_dict() for s in split_sentences(text)]
