@@ -2,6 +2,9 @@
 
 import pytest
 
+from sourcecheck.judge import Judge
+from sourcecheck.llm.fake import FakeModel
+
 from browser_helpers import HIGHLIGHTS_JS, ShadowUI, wait_until
 
 pytestmark = pytest.mark.browser
@@ -62,7 +65,9 @@ def test_card_shows_critique_and_evidence_and_opens_the_pdf(ext, chat, artifacts
     card = wait_until(lambda: ui.shown("card"), what="the card on hover")
     text = ShadowUI.text(card)
     assert "Contradicted by your sources" in text
-    assert "P(supported) 10%" in text
+    # The fake judge's raw P(Yes) for a contradicted sentence is 0.1; the card shows it calibrated.
+    expected = Judge(FakeModel()).calibrate(0.1)
+    assert f"P(supported) {round(100 * expected)}%" in text
     assert "wrong entity or number" in text
     assert "The sources give a different number than the claim." in text
     assert "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data." in text
