@@ -81,7 +81,7 @@ class EvidenceBlock:
     what it adds and its claim, instead of re-reading five excerpts. Past the budget a block starts over.
     """
 
-    def __init__(self, budget_words=900):
+    def __init__(self, budget_words=2000):
         self.budget_words = budget_words
         self.items = []
 
