@@ -142,20 +142,24 @@ def bench_check(lib, r, ablation=False):
         # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
         model.choose(j.messages("verify", sources="(none found)", claim="Warm-up."), ("Yes", "No"))
         counts.update(prompt=0, written=0)
-        (busy, own), t0, first, labels = cpu_seconds(), now(), None, []
-        for label in pipeline(j):
+        (busy, own), t0, first, verdicts, labels = cpu_seconds(), now(), None, None, {}
+        for index, label in pipeline(j):  # a sentence may come twice: scored, then with its critique
             first = first or now() - t0
-            labels.append(label)
+            labels[index] = label
+            if verdicts is None and len(labels) == len(ANSWER):
+                verdicts = now() - t0
         (busy2, own2), wall = cpu_seconds(), now() - t0
-        r[name] = {"first_s": first, "all_s": wall, "labels": labels, **counts,
+        labels = [labels[i] for i in sorted(labels)]
+        r[name] = {"first_s": first, "verdicts_s": verdicts, "all_s": wall, "labels": labels, **counts,
                    "others_cores": max(0.0, (busy2 - busy) - (own2 - own)) / wall}
-        print(f"  {name}: first {first:.1f} s, all {wall:.1f} s, {counts}, {labels}", flush=True)
+        print(f"  {name}: first {first:.1f} s, all verdicts {verdicts:.1f} s, with critiques {wall:.1f} s, "
+              f"{counts}, {labels}", flush=True)
 
     def ours(options):
         def pipeline(j):
             for event in check_text(TEXT, lib, j, options=options):
                 if event["type"] == "verdict":
-                    yield event["label"]
+                    yield event["index"], event["label"]
         return pipeline
 
     shared = judge()
@@ -181,7 +185,7 @@ def naive(lib, judge, k):
                     for h in reversed(lib.search(claim, k, None, 4 * k))]
         found = judge.critique(claim, evidence)  # for every sentence, before the verdict
         label = judge.verdict(claim, evidence, critique=False)["label"]  # P(Yes) and the judge's calibration
-        yield label if label == "supported" else (
+        yield s.index, label if label == "supported" else (
             "contradicted" if found["error_type"] in CONTRADICTING else "unsupported")
 
 
@@ -228,10 +232,12 @@ def bench_server(pdf, r):
                 time.sleep(0.05)
         r["server_ready_s"] = now() - t
         r["server_rss_started_mb"] = rss_mb(proc.pid)
-        doc = httpx.post(f"{api}/documents", headers=auth, files={"file": (pdf.name, pdf.read_bytes())}).json()
-        doc_id = doc["documents"][0]["id"]
-        while httpx.get(f"{api}/documents/{doc_id}", headers=auth).json()["document"]["status"] != "ready":
+        doc = httpx.post(f"{api}/documents", headers=auth, files={"file": (pdf.name, pdf.read_bytes())}, timeout=60)
+        doc_id = doc.json()["documents"][0]["id"]
+        # (the status request waits while a batch is embedded: the library holds its lock meanwhile)
+        while httpx.get(f"{api}/documents/{doc_id}", headers=auth, timeout=60).json()["document"]["status"] != "ready":
             time.sleep(0.2)
+        r["server_rss_ingested_mb"] = rss_mb(proc.pid)  # the embedding model is loaded now
         t = now()
         got = httpx.post(f"{api}/check", headers={**auth, "Accept": "application/json"}, timeout=300,
                          json={"text": " ".join(s for s, _ in ANSWER[:3])}).json()
@@ -274,18 +280,7 @@ def bench_search(emb, r):
         (path / "done").touch()
     r["search_chunks"] = lib._collection.count()
     t = now()
-    try:
-        lib._bm25_index()
-    except Exception as e:  # Chroma's get() of every chunk at once: SQLite caps the variables of one query
-        from sourcecheck.library import BM25
-
-        r["bm25_error"] = str(e)
-        got = {"ids": [], "documents": [], "metadatas": []}
-        for offset in range(0, r["search_chunks"], 20_000):  # the same index, read in pages
-            page = lib._collection.get(include=["documents", "metadatas"], limit=20_000, offset=offset)
-            for key in got:
-                got[key] += page[key]
-        lib._bm25 = BM25(got["ids"], got["documents"], got["metadatas"])
+    lib._bm25_index()  # read from Chroma in pages, once per process; kept up to date in place afterwards
     r["bm25_build_s"] = now() - t
     queries = [s for s, _ in ANSWER]
     vectors = emb(queries)
@@ -321,9 +316,12 @@ def rows(r):
         o, n, w = r["ours"], r["naive"], r["warm"]
         same = sum(a == b for a, b in zip(o["labels"], n["labels"])) / len(ANSWER)
         row("check: first verdict (ours)", f"{o['first_s']:.2f} s", "≤ 2 s", o["first_s"] <= 2)
-        row("check: all 10 verdicts (ours)", f"{o['all_s']:.1f} s", "≤ 10 s", o["all_s"] <= 10)
-        row("check: naive, first / all", f"{n['first_s']:.1f} s / {n['all_s']:.1f} s")
-        row("check: speed-up, naive ÷ ours (all)", f"{n['all_s'] / o['all_s']:.1f}×", "≥ 8×", n["all_s"] / o["all_s"] >= 8)
+        row("check: all 10 verdicts (ours)", f"{o['verdicts_s']:.1f} s", "≤ 10 s", o["verdicts_s"] <= 10)
+        row("check: all 10 verdicts and their critiques (ours)", f"{o['all_s']:.1f} s")
+        row("check: naive, first / all (critiques included)", f"{n['first_s']:.1f} s / {n['all_s']:.1f} s")
+        row("check: speed-up, naive ÷ ours (all verdicts)", f"{n['all_s'] / o['verdicts_s']:.1f}×", "≥ 8×",
+            n["all_s"] / o["verdicts_s"] >= 8)
+        row("check: speed-up, naive ÷ ours (with critiques)", f"{n['all_s'] / o['all_s']:.1f}×")
         row("check: speed-up, naive ÷ ours (first)", f"{n['first_s'] / o['first_s']:.1f}×")
         row("check: same label as naive", f"{100 * same:.0f}%", "≥ 95%", same >= 0.95)
         row("check: prompt tokens read, ours / naive", f"{o['prompt']} / {n['prompt']}")
@@ -346,19 +344,16 @@ def rows(r):
         else:
             row("ingest: LangChain time ÷ ours", f"{r['langchain_s'] / r['ingest_s']:.2f}× ({r['langchain_s']:.1f} s; "
                 f"{r['langchain_note']})", "> 1×", r["langchain_s"] > r["ingest_s"])
-    if "server_ready_s" in r:
+    if "server_rss_mb" in r:
         row("server: ready (GET /health answers)", f"{r['server_ready_s']:.2f} s", "≤ 3 s", r["server_ready_s"] <= 3)
         row("server: first check (loads model + embeddings)", f"{r['server_first_check_s']:.1f} s")
         row("server: idle RSS, model loaded after a check", f"{r['server_rss_mb'] / 1024:.2f} GB "
-            f"({r['server_rss_started_mb']:.0f} MB before)", "≤ 2 GB", r["server_rss_mb"] <= 2048)
+            f"(started {r['server_rss_started_mb']:.0f} MB, after an upload {r['server_rss_ingested_mb']:.0f} MB)", "≤ 2 GB", r["server_rss_mb"] <= 2048)
     if "search_hybrid_ms" in r:
         row(f"search: top-5 hybrid at {r['search_chunks']:,} chunks (median)",
             f"{r['search_hybrid_ms']:.0f} ms (max {r['search_hybrid_max_ms']:.0f})", "≤ 50 ms", r["search_hybrid_ms"] <= 50)
         row("search: dense (Chroma HNSW) only, median", f"{r['search_dense_ms']:.1f} ms")
-        row("search: BM25 index build (first search after a change)", f"{r['bm25_build_s']:.1f} s", "", None)
-        if "bm25_error" in r:
-            row("search: Library's own BM25 build at this size", f"FAILS: {r['bm25_error'][-60:]} (read in pages here)",
-                "works", False)
+        row("search: BM25 index read from Chroma (first search of a process)", f"{r['bm25_build_s']:.1f} s", "", None)
     for name, error in r.get("errors", {}).items():
         row(f"{name}: FAILED", error[:100])
     if "others_cores" in r:

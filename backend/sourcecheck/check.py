@@ -47,18 +47,32 @@ def _events(text, library, judge, ready, documents, options):
     claims = {s.index: strip_citations(s.text) for s in checkable}
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
     hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
-    verdicts = []
+    verdicts, later = {}, []
     block = EvidenceBlock()
     for s in checkable:
         claim = claims[s.index]
         evidence = select_evidence(claim, hits[s.index], filenames, options.top_k)
         shown = block.add(evidence) if options.shared_evidence else None
-        v = judge.verdict(claim, evidence, decompose=options.decompose, critique=options.critique, shown=shown)
-        verdict = {"type": "verdict", "index": s.index, **v, "p_supported": round(v["p_supported"], 4),
-                   "evidence": [e.to_dict() for e in reversed(evidence)],  # most relevant first for people
-                   "cited": cited[s.index]}
-        verdicts.append(verdict)
-        yield verdict
+        v = judge.score(claim, evidence, decompose=options.decompose, shown=shown, stance=options.critique)
+        final = v["label"] == "supported" or not options.critique
+        found = judge.explain(claim, evidence, "supported") if v["label"] == "supported" else {}
+        verdicts[s.index] = {"type": "verdict", "index": s.index, "label": v["label"],
+                             "p_supported": round(v["p_supported"], 4), "error_type": None, "critique": None,
+                             "revised": None, **found, "final": final,
+                             "evidence": [e.to_dict() for e in reversed(evidence)],  # most relevant first for people
+                             "cited": cited[s.index]}
+        if not final:
+            later.append((s.index, claim, evidence, shown))
+        yield dict(verdicts[s.index])
+    # Critiques are written only once every sentence has its verdict: the marks appear after the quick
+    # scoring passes, and each card fills in when its critique is written (the same index again, final).
+    for index, claim, evidence, shown in later:
+        if shown is not None and {e.passage for e in evidence} <= {e.passage for e in block.items}:
+            shown = list(block.items)  # the block as the last prompt left it: its prefix is cached already
+        verdicts[index] = {**verdicts[index], **judge.explain(claim, evidence, verdicts[index]["label"], shown),
+                           "final": True}
+        yield dict(verdicts[index])
+    verdicts = list(verdicts.values())
     counts = {"supported": 0, "contradicted": 0, "unsupported": 0, "skipped": len(sentences) - len(checkable)}
     for v in verdicts:
         counts[v["label"]] += 1

@@ -36,6 +36,8 @@ def main(argv=None):
     p.add_argument("--cache", help="verdict cache folder (default OUT/cache)")
     p.add_argument("--critique", action="store_true", help="also generate critiques (slow; not scored)")
     p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
+    p.add_argument("--per-sentence-evidence", action="store_true",
+                   help="each sentence's prompt shows only its own evidence (no shared block; slower)")
     p.add_argument("--rescore", metavar="FINGERPRINT", help="score the verdicts cached under an earlier "
                    "run's fingerprint (see its results.json) without running the model")
     args = parser.parse_args(argv)
@@ -169,7 +171,8 @@ def evaluate(args, settings):
     from sourcecheck.evaluate import evaluate as run
 
     run(args.data, settings, limit=args.limit, seed=args.seed, out=args.out, cache_dir=args.cache,
-        critique=args.critique, decompose=args.decompose, rescore=args.rescore)
+        critique=args.critique, decompose=args.decompose, rescore=args.rescore,
+        shared_evidence=not args.per_sentence_evidence)
     print((Path(args.out) / "results.md").read_text(), end="")
     print(f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png")
 

@@ -46,7 +46,7 @@ LABELS = {"supported": 1, "unsupported": 0, "partially_supported": 0, "contradic
           "not_enough_evidence": 0, "questionable": None, "benign": 1, "unknown": None}
 
 # Source files whose changes can change a raw score: part of the cache key.
-FINGERPRINT_FILES = ("check.py", "judge.py", "evidence.py", "library.py", "chunking.py", "text.py",
+FINGERPRINT_FILES = ("check.py", "judge.py", "evidence.py", "library.py", "lexical.py", "chunking.py", "text.py",
                      "embeddings.py", "llm/base.py", "llm/fake.py", "llm/llama_cpp.py", "llm/openai_compat.py")
 CACHED_ERRORS = ("empty_text", "text_too_long", "empty_library", "prompt_too_long", "pdf_no_text")
 
@@ -100,10 +100,7 @@ def dataset_name(records, path):
 
 
 class RecordingJudge(Judge):
-    """The normal judge, noting for each verdict the raw P(Yes) and the signals its final p came from.
-
-    verdict() may calibrate more than once (to decide on a critique); the last call is the one it returns.
-    """
+    """The normal judge, noting for each scored sentence the raw P(Yes) and the signals its final p came from."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -114,11 +111,11 @@ class RecordingJudge(Judge):
         self._last = (p, features)
         return super().calibrate(p, features)
 
-    def verdict(self, *args, **kwargs):
+    def score(self, *args, **kwargs):
         self._last = None
-        v = super().verdict(*args, **kwargs)
+        v = super().score(*args, **kwargs)
         if self._last is None:
-            raise RuntimeError("Judge.verdict() no longer calls calibrate(); the harness cannot see raw scores")
+            raise RuntimeError("Judge.score() no longer calls calibrate(); the harness cannot see raw scores")
         self.raw.append(self._last[0])
         self.features.append(self._last[1])
         return v
@@ -161,7 +158,7 @@ def run_record(record, judge, embedding_function, settings, options):
         for event in check_text(record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"]):
             if event["type"] == "sentences":
                 sentences = event["sentences"]
-            elif event["type"] == "verdict":
+            elif event["type"] == "verdict" and event["final"]:
                 verdicts.append({"index": event["index"], "label": event["label"], "p": event["p_supported"]})
         if len(judge.raw) != len(verdicts):
             raise RuntimeError("RecordingJudge saw a different number of verdicts than check_text yielded")
@@ -371,7 +368,7 @@ def score_view(units, threshold, response=False):
 
 
 def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None, critique=False,
-             decompose=False, model=None, log=None, rescore=None):
+             decompose=False, model=None, log=None, rescore=None, shared_evidence=True):
     """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png.
 
     rescore: a fingerprint from an earlier results.json: score the verdicts cached under it (an earlier
@@ -387,7 +384,8 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
     model = model or load_model(settings)
     judge = RecordingJudge(model, threshold=settings["THRESHOLD"])
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
-    options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique)
+    options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique,
+                           shared_evidence=shared_evidence)
     key = rescore or fingerprint(settings, options, model)
     report = {"fingerprint": key, "rescored": bool(rescore), "settings": {k: settings[k] for k in (
         "BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")},

@@ -69,8 +69,12 @@ def _evidence(claim_words, claim_numbers, score, hit, filenames):
 
 
 def format_sources(evidence):
-    """The evidence block of the prompt, in the given order (most relevant last)."""
-    return "\n".join(f"[{i}] ({e.filename}, page {e.page}) {e.passage}" for i, e in enumerate(evidence, 1))
+    """The evidence block of the prompt, in the given order (most relevant last).
+
+    No file name or page: the judge does not need them, and at ~10 tokens an excerpt they were ~10% of
+    a check's prompt (a 10-sentence check: all verdicts 50.4 -> 45.2 s, 9 -> 10 of 10 right).
+    """
+    return "\n".join(f"[{i}] {e.passage}" for i, e in enumerate(evidence, 1))
 
 
 class EvidenceBlock:
@@ -86,22 +90,12 @@ class EvidenceBlock:
         self.items = []
 
     def add(self, evidence):
-        """Append the excerpts not shown yet (keeping their order: most relevant last); the block to show.
-
-        A passage is cut around the sentence that best matches its claim, so two claims get different
-        passages of one chunk: an excerpt whose quote a shown passage of its page already holds takes that
-        passage (what the judge reads for it) instead of being shown again.
-        """
-        new = []
-        for e in evidence:
-            shown = next((s for s in self.items + new if s.document_id == e.document_id and s.page == e.page
-                          and e.quote in s.passage), None)
-            if shown is None:
-                new.append(e)
-            else:
-                e.passage = shown.passage
-        if self.items and sum(len(e.passage.split()) for e in self.items + new) > self.budget_words:
-            self.items = []  # start over with this claim's excerpts alone
-            return self.add(evidence)
-        self.items += new
+        """Append the excerpts not shown yet (keeping their order: most relevant last); the block to show."""
+        seen = {e.passage for e in self.items}
+        new = [e for e in evidence if e.passage not in seen]
+        words = sum(len(e.passage.split()) for e in self.items + new)
+        if words > self.budget_words:
+            self.items = list(evidence)
+        else:
+            self.items += new
         return list(self.items)

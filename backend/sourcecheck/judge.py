@@ -14,6 +14,14 @@ CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-ren
 
 ERROR_TYPES = ("entity", "relation", "contradictory", "invented", "subjective", "unverifiable")
 CONTRADICTING = {"entity", "relation", "contradictory"}  # FAVA types where the sources say otherwise
+TYPE_HELP = {
+    "entity": "a wrong name, number or date",
+    "relation": "a wrong relation between right things",
+    "contradictory": "the excerpts say the opposite",
+    "invented": "something the excerpts never mention as existing",
+    "subjective": "an opinion",
+    "unverifiable": "the excerpts say nothing about it",
+}
 
 
 def prompt(name):
@@ -38,9 +46,13 @@ class Judge:
         return [{"role": "system", "content": self._system},
                 {"role": "user", "content": prompt(name).substitute(**fields).strip()}]
 
-    def p_yes(self, claim, evidence, shown=None):
-        """The model's probability that the evidence supports the claim (raw, uncalibrated)."""
-        msgs = self.messages("verify", sources=sources_text(evidence, shown), claim=claim)
+    def p_yes(self, claim, evidence, shown=None, question="verify"):
+        """The model's probability of "Yes" to a question about the claim (raw, uncalibrated).
+
+        verify: do the excerpts support the claim; contradict: do they say otherwise. Both prompts share
+        the prefix up to the claim, so the second question costs only its own few tokens.
+        """
+        msgs = self.messages(question, sources=sources_text(evidence, shown), claim=claim)
         probs, text = self.model.choose(msgs, ("Yes", "No"))
         if probs is None:
             return 1.0 if text.strip().lower().startswith("yes") else 0.0
@@ -61,10 +73,12 @@ class Judge:
             z = c.get("a", 1.0) * math.log(p / (1 - p)) + c.get("b", 0.0)
         return 1.0 / (1.0 + math.exp(-z))
 
-    def critique(self, claim, evidence, shown=None):
-        """Critique, FAVA error type and a revised claim for a claim that is not supported."""
-        msgs = self.messages("critique", sources=sources_text(evidence, shown), claim=claim)
-        return parse_critique(self.model.complete(msgs, max_tokens=100), claim)
+    def critique(self, claim, evidence, shown=None, label="unsupported"):
+        """Critique, FAVA error type (one that fits the label) and a revised claim for an unsupported claim."""
+        types = CONTRADICTING if label == "contradicted" else set(ERROR_TYPES) - CONTRADICTING
+        listed = "\n".join(f"- {t}: {TYPE_HELP[t]}" for t in ERROR_TYPES if t in types)
+        msgs = self.messages("critique", sources=sources_text(evidence, shown), claim=claim, types=listed)
+        return parse_critique(self.model.complete(msgs, max_tokens=100), claim, types)
 
     def decompose(self, sentence):
         """Atomic claims of a long sentence (FacTool's claim extraction); the sentence itself if that fails."""
@@ -74,41 +88,59 @@ class Judge:
         claims = [line for line in lines if len(line.split()) >= 3][:4]
         return claims or [sentence]
 
-    def verdict(self, claim, evidence, decompose=False, critique=True, shown=None):
-        """label, p_supported, error_type, critique, revised for one sentence.
+    def score(self, claim, evidence, decompose=False, shown=None, stance=True):
+        """label and p_supported of one sentence, from single forward passes (no text is generated).
 
         evidence: this claim's evidence, most relevant last. shown: the evidence block the prompt presents
         when a check shares one block among its sentences (evidence.EvidenceBlock); default: evidence.
-        critique=False skips the critique call: a sentence that is not supported is "unsupported" with
-        no error type, critique or revision (evaluation needs only the scores).
+        stance: tell contradicted from unsupported for a claim that is not supported (else "unsupported").
         """
-        key = (claim, tuple(e.passage for e in evidence), decompose, critique)
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            p_raw, found = self._cache[key]
-        else:
+        key = (claim, tuple(e.passage for e in evidence), decompose)
+        p_raw, p_contra = self._cache.get(key, (None, None))
+        if p_raw is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
             # Factored Verification: a sentence holds only if all its claims hold.
             p_raw = math.prod(self.p_yes(c, evidence, shown) for c in claims)
-            found = None
-            if critique and self.calibrate(p_raw, signal_features(claim, evidence, p_raw)) < self.threshold:
-                found = self.critique(claim, evidence, shown)
-            self._cache[key] = (p_raw, found)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-        # Calibrated on every call: the cache keeps the model's raw score.
+        # Calibrated on every call: the cache keeps the model's raw scores.
         p = self.calibrate(p_raw, signal_features(claim, evidence, p_raw))
+        if p < self.threshold and stance and p_contra is None:
+            p_contra = self.p_yes(claim, evidence, shown, question="contradict")
+        self._remember(key, (p_raw, p_contra))
         if p >= self.threshold:
-            label, found = "supported", {"error_type": None, "critique": _supported_note(evidence), "revised": None}
-        elif found is None:
-            label, found = "unsupported", {"error_type": None, "critique": None, "revised": None}
+            label = "supported"
         else:
-            label = "contradicted" if found["error_type"] in CONTRADICTING else "unsupported"
+            label = "contradicted" if stance and p_contra >= 0.5 else "unsupported"
         for e in evidence:
             e.stance = "related"
         if evidence and label != "unsupported":
             evidence[-1].stance = "supports" if label == "supported" else "refutes"
-        return {"label": label, "p_supported": p, **found}
+        return {"label": label, "p_supported": p}
+
+    def explain(self, claim, evidence, label, shown=None):
+        """error_type, critique and revised for a scored sentence (what its card shows)."""
+        if label == "supported":
+            return {"error_type": None, "critique": _supported_note(evidence), "revised": None}
+        key = ("explain", claim, tuple(e.passage for e in evidence), label)
+        if key not in self._cache:
+            self._remember(key, self.critique(claim, evidence, shown, label))
+        return dict(self._cache[key])
+
+    def verdict(self, claim, evidence, decompose=False, critique=True, shown=None):
+        """score() and, with critique, explain(): one sentence's whole verdict at once.
+
+        critique=False: a sentence that is not supported is "unsupported" with no error type, critique or
+        revision (evaluation needs only the scores).
+        """
+        v = self.score(claim, evidence, decompose, shown, stance=critique)
+        if critique or v["label"] == "supported":
+            return {**v, **self.explain(claim, evidence, v["label"], shown)}
+        return {**v, "error_type": None, "critique": None, "revised": None}
+
+    def _remember(self, key, value):
+        self._cache[key] = value
+        self._cache.move_to_end(key)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
 
     def revise_text(self, text, critiques):
         """The whole text rewritten from the collected critiques (Factored Verification's revision step)."""
@@ -153,7 +185,7 @@ def _supported_note(evidence):
     return f"Supported by {evidence[-1].filename}, page {evidence[-1].page}." if evidence else None
 
 
-def parse_critique(reply, claim):
+def parse_critique(reply, claim, types=ERROR_TYPES):
     """Read the three fields of a critique reply, tolerating a small model's formatting.
 
     Fields may share a line ("... not five. Error type: entity. Revised: ..."), so each runs to the next label.
@@ -164,7 +196,9 @@ def parse_critique(reply, claim):
         key = m.group(1).lower().replace("_", " ").replace(" claim", "")
         value = reply[m.end():nxt.start() if nxt else len(reply)]
         fields.setdefault(key, value.strip().strip("*\"' \t.").strip())
-    error_type = next((t for t in ERROR_TYPES if t in fields.get("error type", "").lower()), "unverifiable")
+    # The label was decided by the scores; the type is one that fits it.
+    default = "unverifiable" if "unverifiable" in types else "contradictory"
+    error_type = next((t for t in ERROR_TYPES if t in types and t in fields.get("error type", "").lower()), default)
     revised = fields.get("revised", "")
     # A small model sometimes answers about the claim instead of rewriting it: that is no revision.
     if (not revised or revised.lower().startswith("none") or revised.strip() == claim.strip().rstrip(".")

@@ -6,7 +6,6 @@ import math
 import os
 import threading
 import uuid
-from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,10 +16,13 @@ from chromadb.config import Settings
 
 from sourcecheck.chunking import chunk_page
 from sourcecheck.errors import NotFound, PDFError, SourcecheckError
+from sourcecheck.lexical import BM25
 from sourcecheck.pdf import open_pdf, parse_pdf
-from sourcecheck.text import content_words
 
-EMBED_BATCH = 32
+# Chunks embedded per call: one call sorts its texts by length, so larger groups pad less (a 300-page
+# library: 1.0x the embedding-only bound at 256, more at 32); progress moves once per group.
+EMBED_GROUP = 256
+READ_PAGE = 5000  # chunks read from Chroma per call: SQLite caps the variables of one query
 
 
 @dataclass
@@ -133,16 +135,17 @@ class Library:
         if not chunks:
             raise PDFError("The document has no text to index.", code="pdf_no_text")
         self._update(doc_id, status="embedding", progress=0.1)
-        for b in range(0, len(chunks), EMBED_BATCH):
-            batch = chunks[b:b + EMBED_BATCH]
-            texts = [c[1] for c in batch]
+        for b in range(0, len(chunks), EMBED_GROUP):
+            group = chunks[b:b + EMBED_GROUP]
+            ids, texts, metas = [c[0] for c in group], [c[1] for c in group], [c[2] for c in group]
+            vectors = self.embedding_function(texts)  # outside the lock: searches go on meanwhile
             with self._lock:
                 if doc_id not in self._docs:
                     return  # deleted while it was being indexed
-                self._collection.upsert(ids=[c[0] for c in batch], documents=texts,
-                                        embeddings=self.embedding_function(texts), metadatas=[c[2] for c in batch])
-                self._bm25 = None
-            self._update(doc_id, progress=0.1 + 0.9 * (b + len(batch)) / len(chunks))
+                self._collection.upsert(ids=ids, documents=texts, embeddings=vectors, metadatas=metas)
+                if self._bm25 is not None:
+                    self._bm25.add(ids, texts, metas)
+            self._update(doc_id, progress=0.1 + 0.9 * (b + len(group)) / len(chunks))
         self._update(doc_id, status="ready", progress=1.0, chunks=len(chunks))
 
     def list(self):
@@ -198,7 +201,10 @@ class Library:
         vectors = self.embedding_function(list(queries))
         dense = self._collection.query(query_embeddings=vectors, n_results=min(candidates, total), where=where,
                                        include=["documents", "metadatas", "distances"])
-        bm25 = self._bm25_index()
+        with self._lock:  # ingestion updates the lexical index in place
+            bm25 = self._bm25_index()
+            lexical = [[(cid, lex, *bm25.chunk(cid)) for cid, lex in bm25.top(q, candidates, document_ids)]
+                       for q in queries]
         results = []
         for qi, query in enumerate(queries):
             hits = {}
@@ -206,10 +212,9 @@ class Library:
                                                                 dense["metadatas"][qi], dense["distances"][qi])):
                 hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
                                 similarity=1.0 - dist, score=1.0 / (60 + rank))
-            for rank, (cid, lex) in enumerate(bm25.top(query, candidates, document_ids)):
+            for rank, (cid, lex, text, meta) in enumerate(lexical[qi]):
                 hit = hits.get(cid)
                 if hit is None:
-                    text, meta = bm25.chunk(cid)
                     hit = hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
                                           similarity=float("nan"))
                 hit.lexical = lex
@@ -227,10 +232,14 @@ class Library:
             h.similarity = float(np.dot(vector, by_id[h.chunk_id])) if h.chunk_id in by_id else 0.0
 
     def _bm25_index(self):
+        """The lexical index, read from Chroma once per process and then kept up to date in place."""
         with self._lock:
             if self._bm25 is None:
-                got = self._collection.get(include=["documents", "metadatas"])
-                self._bm25 = BM25(got["ids"], got["documents"], got["metadatas"])
+                bm25 = BM25()
+                for offset in range(0, self._collection.count(), READ_PAGE):
+                    got = self._collection.get(include=["documents", "metadatas"], limit=READ_PAGE, offset=offset)
+                    bm25.add(got["ids"], got["documents"], got["metadatas"])
+                self._bm25 = bm25
             return self._bm25
 
     # -- storage -----------------------------------------------------------------------------
@@ -247,7 +256,8 @@ class Library:
     def _remove_chunks(self, doc_id):
         with self._lock:
             self._collection.delete(where={"document_id": doc_id})
-            self._bm25 = None
+            if self._bm25 is not None:
+                self._bm25.remove_document(doc_id)
 
     def _load_records(self):
         records = self.path / "documents.json"
@@ -261,41 +271,3 @@ class Library:
         tmp = self.path / "documents.json.tmp"
         tmp.write_text(json.dumps(list(self._docs.values()), indent=1))
         os.replace(tmp, self.path / "documents.json")  # atomic: a crash never leaves half a file
-
-
-class BM25:
-    """Okapi BM25 over the chunks' content words; rebuilt when the library changes."""
-
-    def __init__(self, ids, texts, metas, k1=1.5, b=0.75):
-        self.ids, self.texts, self.metas = ids, texts, metas
-        self.k1, self.b = k1, b
-        self.postings = defaultdict(list)
-        lengths = []
-        for i, text in enumerate(texts):
-            words = content_words(text)
-            lengths.append(len(words))
-            for word, tf in Counter(words).items():
-                self.postings[word].append((i, tf))
-        self.lengths = np.array(lengths, dtype=np.float32)
-        self.avg = float(self.lengths.mean()) if lengths else 1.0
-        self.row = {cid: i for i, cid in enumerate(ids)}
-
-    def top(self, query, n, document_ids=None):
-        scores = defaultdict(float)
-        total = len(self.ids)
-        for word in set(content_words(query)):
-            posting = self.postings.get(word)
-            if not posting:
-                continue
-            idf = math.log(1 + (total - len(posting) + 0.5) / (len(posting) + 0.5))
-            for i, tf in posting:
-                norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
-                scores[i] += idf * tf * (self.k1 + 1) / (tf + norm)
-        allowed = set(document_ids) if document_ids else None
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-        out = [(self.ids[i], s) for i, s in ranked if allowed is None or self.metas[i]["document_id"] in allowed]
-        return out[:n]
-
-    def chunk(self, chunk_id):
-        i = self.row[chunk_id]
-        return self.texts[i], self.metas[i]

@@ -114,6 +114,8 @@
     const c = CS.counts(state);
     const checkable = state.sentences.filter((s) => s.checkable !== false).length;
     const doneN = c.supported + c.contradicted + c.unsupported;
+    const writing = Object.values(state.verdicts).filter((v) => v.final === false).length;
+    if (doneN === checkable && writing) return `${doneN} of ${checkable} sentences checked; writing ${writing} critique${writing > 1 ? "s" : ""}…`;
     return `${doneN} of ${checkable} sentences checked`;
   }
 
@@ -135,10 +137,15 @@
         marks.addSentences(mine.checkId, mine.begun.text, mine.begun.extract, event.sentences);
         ui.showToast({ kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine.state) });
         break;
-      case "verdict":
-        marks.setVerdict(mine.checkId, event);
+      case "verdict": {
+        // A sentence that is not supported comes twice: scored first, then with its critique (final).
+        const entry = marks.setVerdict(mine.checkId, event);
+        if (entry && entry.range && ui.cardVisible() && ui.cardEntry === entry) {
+          ui.showCard(entry, entry.range.getBoundingClientRect(), ui.pinned);
+        }
         ui.showToast({ kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine.state) });
         break;
+      }
       case "summary": {
         mine.done = true;
         const c = CS.counts(mine.state);

@@ -41,6 +41,7 @@
     .etype { color: #57606a; font-size: 12px; font-style: italic; }
     .close { margin-left: auto; border: 0; background: none; color: #57606a; font-size: 16px; line-height: 1; padding: 0 2px; }
     .critique { margin: 6px 0; }
+    .critique.pending { color: #6a737d; font-style: italic; }
     .section { margin-top: 10px; }
     .section-title { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: #57606a; margin-bottom: 4px; }
     .revised { display: flex; gap: 8px; align-items: flex-start; background: #f6f8fa; border-radius: 6px; padding: 6px 8px; }
@@ -205,6 +206,7 @@
       head.append(close);
       card.append(head);
       if (v.critique) card.append(el(doc, "p", "critique", v.critique));
+      else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
       if (v.revised && v.revised !== entry.text) {
         const sec = el(doc, "div", "section");
         sec.append(el(doc, "div", "section-title", "Suggested revision"));

@@ -51,9 +51,12 @@ def test_pair_upload_and_stream_a_check(server, fava_pdf, bridge_pdf):
     with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth) as resp:
         assert resp.headers["content-type"].startswith("application/x-ndjson")
         events = [json.loads(line) for line in resp.iter_lines() if line]
-    assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "summary"]
+    assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "verdict", "summary"]
     assert [s["checkable"] for s in events[0]["sentences"]] == [False, True, True]
-    assert [e["label"] for e in events[1:3]] == ["supported", "contradicted"]
+    # the contradicted sentence comes twice: as soon as it is scored, then with its critique
+    assert [(e["index"], e["label"], e["final"]) for e in events[1:4]] == [
+        (1, "supported", True), (2, "contradicted", False), (2, "contradicted", True)]
+    assert events[3]["critique"] and events[3]["error_type"] == "entity"
 
 
 def test_foreign_host_and_web_origin_are_refused(server):

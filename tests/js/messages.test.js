@@ -81,6 +81,10 @@ test("check state follows the stream", () => {
   assert.equal(before.verdicts[2], undefined, "the old state is not modified");
   assert.equal(s.verdicts[2].type, undefined);
   assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1 });
+  // The same sentence again with its critique (final): it replaces the scored verdict, counted once.
+  s = CS.apply(s, { type: "verdict", index: 2, label: "contradicted", p_supported: 0.1, final: true, critique: "No." });
+  assert.equal(s.verdicts[2].critique, "No.");
+  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1 });
   s = CS.apply(s, { type: "summary", counts: {} });
   assert.equal(s.status, "done");
   assert.equal(CS.labelOf(s, 1), "skipped", "a sentence without a verdict after the summary is not pending");

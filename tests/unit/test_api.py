@@ -127,8 +127,10 @@ def test_check_streams_ndjson_in_order(client, app, fava_pdf, bridge_pdf):
     resp = client.post("/api/v1/check", json={"text": text})
     assert resp.status_code == 200 and resp.mimetype == "application/x-ndjson"
     events = [json.loads(line) for line in resp.data.decode().splitlines()]
-    assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "summary"]
-    assert [e["label"] for e in events[1:3]] == ["supported", "contradicted"]
+    assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "verdict", "summary"]
+    assert [(e["index"], e["label"], e["final"]) for e in events[1:4]] == [
+        (1, "supported", True), (2, "contradicted", False), (2, "contradicted", True)]
+    assert events[2]["critique"] is None and events[3]["critique"] and events[3]["error_type"] == "entity"
     assert events[1]["evidence"][0]["page"] == 1 and events[1]["evidence"][0]["filename"] == "bridge.pdf"
 
 
@@ -139,6 +141,10 @@ def test_check_as_one_json_object(client, app, bridge_pdf):
     body = resp.get_json()
     assert body["ok"] and len(body["sentences"]) == 1 and body["verdicts"][0]["label"] == "supported"
     assert "type" not in body["verdicts"][0] and body["summary"]["counts"]["supported"] == 1
+    resp = client.post("/api/v1/check", json={"text": "Its main span is 2,000 meters long."},
+                       headers={"Accept": "application/json"})
+    (verdict,) = resp.get_json()["verdicts"]  # the scored and the final event merged: the final one
+    assert verdict["label"] == "contradicted" and verdict["final"] and verdict["critique"]
 
 
 def test_check_errors(client, app, bridge_pdf):

@@ -27,16 +27,25 @@ def judge(model=None):
 
 
 def test_events_come_in_order_with_labels_evidence_and_summary(library):
-    events = list(check_text(TEXT, library, judge()))
-    assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "verdict", "summary"]
+    model = FakeModel()
+    events = list(check_text(TEXT, library, judge(model)))
+    assert [e["type"] for e in events] == ["sentences"] + ["verdict"] * 5 + ["summary"]
     sentences = events[0]["sentences"]
     assert [s["checkable"] for s in sentences] == [False, True, True, True, False]
     for s in sentences:
         assert TEXT[s["start"]:s["end"]] == s["text"]
-    opened, span, vinci = events[1:4]
+    # Every sentence is scored first; then the two that are not supported come again with their critiques.
+    assert [(e["index"], e["label"], e["final"]) for e in events[1:6]] == [
+        (1, "supported", True), (2, "contradicted", False), (3, "unsupported", False),
+        (2, "contradicted", True), (3, "unsupported", True)]
+    assert all(e["critique"] is None and e["error_type"] is None for e in events[2:4])
+    kinds = [kind for kind, _ in model.history]
+    assert kinds == ["choose"] * 5 + ["complete"] * 2  # 3 P(Yes), 2 P(contradicted); no text before verdicts
+    opened, span, vinci = events[1], events[4], events[5]
     assert (opened["index"], opened["label"]) == (1, "supported")
     assert span["label"] == "contradicted" and span["error_type"] == "entity"
-    assert vinci["label"] == "unsupported"
+    assert span["revised"] == "Its main span is 1,280 meters long."
+    assert vinci["label"] == "unsupported" and vinci["error_type"] == "unverifiable"
     top = opened["evidence"][0]
     assert top["filename"] == "bridge.pdf" and top["page"] == 1 and top["stance"] == "supports"
     assert "May 27, 1937" in top["quote"]
@@ -44,6 +53,7 @@ def test_events_come_in_order_with_labels_evidence_and_summary(library):
     summary = events[-1]
     assert summary["counts"] == {"supported": 1, "contradicted": 1, "unsupported": 1, "skipped": 2}
     assert summary["p_all_supported"] == pytest.approx(math.prod(v["p_supported"] for v in events[1:4]), abs=1e-6)
+    assert [e["p_supported"] for e in events[4:6]] == [e["p_supported"] for e in events[2:4]]
     assert summary["revised_text"] is None
 
 

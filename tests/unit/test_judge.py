@@ -18,7 +18,7 @@ def test_p_yes_from_probabilities_and_the_prompt_puts_the_claim_after_the_source
     judge = Judge(model, calibration=IDENTITY)
     assert judge.p_yes("The span is 1,280 m.", [ev("first"), ev("most relevant")]) == pytest.approx(0.8)
     prompt = model.history[0][1][-1]["content"]
-    assert prompt.index("[1] (a.pdf, page 1) first") < prompt.index("[2] (a.pdf, page 1) most relevant") \
+    assert prompt.index("[1] first") < prompt.index("[2] most relevant") \
         < prompt.index("Claim: The span is 1,280 m.")
 
 
@@ -50,7 +50,8 @@ def test_supported_verdict_needs_no_critique():
     ("invented", "unsupported", "related"), ("unverifiable", "unsupported", "related")])
 def test_unsupported_verdict_gets_critique_type_and_label(error_type, label, stance):
     model = FakeModel()
-    model.enqueue({"Yes": 0.2, "No": 0.8},
+    contradicts = 0.9 if label == "contradicted" else 0.1
+    model.enqueue({"Yes": 0.2, "No": 0.8}, {"Yes": contradicts, "No": 1 - contradicts},
                   f"Critique: The source says 1,280 m.\nError type: {error_type}\nRevised: The span is 1,280 m.")
     evidence = [ev("The main span is 1,280 meters long.")]
     v = Judge(model, calibration=IDENTITY).verdict("The span is 2,000 m.", evidence)
@@ -65,6 +66,10 @@ def test_parse_critique_tolerates_formatting_and_rejects_non_revisions():
     got = parse_critique("Critique: x\nError type: banana\nRevised: The claim is not supported.", "c")
     assert got["error_type"] == "unverifiable" and got["revised"] is None
     assert parse_critique("", "c")["critique"] == "The sources do not support this."
+    # The type must fit the label the scores gave: a contradicted claim gets one of the contradicting types.
+    contradicting = {"entity", "relation", "contradictory"}
+    assert parse_critique("Critique: x\nError type: invented", "c", contradicting)["error_type"] == "contradictory"
+    assert parse_critique("Critique: x\nError type: relation", "c", contradicting)["error_type"] == "relation"
 
 
 def test_decompose_multiplies_claim_probabilities():
@@ -90,7 +95,7 @@ def test_select_evidence_reranks_drops_overlaps_and_puts_the_best_last():
     chosen = select_evidence("The main span is 1,280 meters long.", hits, {"d": "b.pdf"}, k=5)
     assert [e.page for e in chosen] == [1, 2]  # c3 overlaps c2 and scores lower
     assert chosen[-1].quote == "The main span is 1,280 meters long." and chosen[-1].filename == "b.pdf"
-    assert "[2] (b.pdf, page 2)" in format_sources(chosen)
+    assert format_sources(chosen).endswith("[2] Filler text. The main span is 1,280 meters long. More filler.")
 
 
 def test_signal_features_measure_what_the_evidence_lacks():
@@ -107,8 +112,8 @@ def test_signal_features_measure_what_the_evidence_lacks():
 def test_logistic_calibration_combines_the_signals():
     weights = {"logit_p": 1.0, "overlap": 0.0, "numbers_missing": -4.0, "names_missing": 0.0, "similarity": 0.0}
     model = FakeModel()
-    model.enqueue({"Yes": 0.8, "No": 0.2}, "Critique: wrong year\nError type: entity\nRevised: none",
-                  {"Yes": 0.8, "No": 0.2})
+    model.enqueue({"Yes": 0.8, "No": 0.2}, {"Yes": 0.7, "No": 0.3},  # P(Yes), then P(contradicted)
+                  "Critique: wrong year\nError type: entity\nRevised: none", {"Yes": 0.8, "No": 0.2})
     judge = Judge(model, calibration={"weights": weights, "bias": 0.0})
     wrong = judge.verdict("It opened in 1938.", [ev("It opened in 1937.")])
     right = judge.verdict("It opened in 1937.", [ev("It opened in 1937.")])

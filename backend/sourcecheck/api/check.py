@@ -38,15 +38,17 @@ def check():
 
 
 def collect(events):
-    out = {"ok": True, "sentences": [], "verdicts": [], "summary": None}
+    """The whole check as one object: each sentence's last (final) verdict, in the order they came."""
+    out, verdicts = {"ok": True, "sentences": [], "verdicts": [], "summary": None}, {}
     for event in events:
         kind = event.pop("type")
         if kind == "sentences":
             out["sentences"] = event["sentences"]
         elif kind == "verdict":
-            out["verdicts"].append(event)
+            verdicts[event["index"]] = event
         else:
             out["summary"] = event
+    out["verdicts"] = list(verdicts.values())
     return out
 
 

@@ -27,7 +27,8 @@ class FakeModel(Model):
             if isinstance(reply, str):
                 return None, reply
             return dict(reply), max(reply, key=reply.get)
-        p = 0.9 if _verdict(messages) == "supported" else 0.1
+        asked = "contradicted" if "contradict the claim" in messages[-1]["content"] else "supported"
+        p = 0.9 if _verdict(messages) == asked else 0.1
         return {choices[0]: p, choices[1]: 1 - p}, choices[0] if p > 0.5 else choices[1]
 
     def complete(self, messages, max_tokens=200):
@@ -42,9 +43,13 @@ class FakeModel(Model):
         claim, sources = _claim_and_sources(messages)
         kind = _verdict(messages)
         if kind == "contradicted":
-            wrong = sorted(numbers(claim) - numbers(sources))
-            right = sorted(numbers(sources) - numbers(claim))
-            revised = claim.replace(_written(claim, wrong[0]), _written(sources, right[0])) if right else "none"
+            # The right number is in the excerpt most like the claim (the block may hold other sentences' too).
+            words = set(content_words(claim))
+            best = max(re.findall(r"^\[\d+\] (.*)$", sources, re.MULTILINE) or [sources],
+                       key=lambda line: len(words & set(content_words(line))))
+            wrong = sorted(numbers(claim) - numbers(best))
+            right = sorted(numbers(best) - numbers(claim))
+            revised = claim.replace(_written(claim, wrong[0]), _written(best, right[0])) if right and wrong else "none"
             return (f"Critique: The sources give a different number than the claim.\n"
                     f"Error type: entity\nRevised: {revised}")
         return "Critique: The sources do not mention this.\nError type: unverifiable\nRevised: none"

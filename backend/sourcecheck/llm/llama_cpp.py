@@ -56,8 +56,11 @@ class LlamaCppModel(Model):
         except ImportError:
             raise ModelError("llama-cpp-python is not installed; run scripts/setup.", code="model_missing") from None
         try:
+            # use_mmap=False: llama.cpp repacks the weights for the CPU into memory of its own, so a mapped
+            # file would stay resident beside that copy (RSS 1.9 GB instead of 1.3 GB, same speed). Batches
+            # of 128 read prompts as fast as 512 on 2 cores with smaller buffers (56 MB less).
             return Llama(model_path=str(self.path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                         n_threads_batch=self.n_threads, n_batch=512, verbose=False)
+                         n_threads_batch=self.n_threads, n_batch=128, use_mmap=False, verbose=False)
         except Exception as e:
             raise ModelError(f"The model file {self.path} could not be loaded ({e}); it may be damaged. "
                              f"{INSTALL_HINT}", code="model_corrupt") from None
