@@ -34,6 +34,7 @@ SETTINGS = (
     Setting("TOKEN", "", "Bearer token; empty means one is generated and kept in the index folder."),
     Setting("ALLOWED_HOSTS", "", "Extra Host header values to accept, comma-separated."),
     Setting("THRESHOLD", 0.5, "p_supported at or above which a sentence counts as supported."),
+    Setting("FAKE_DELAY", 0.0, "Seconds the fake backend takes to write each reply (tests of streaming)."),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}

@@ -5,7 +5,7 @@ import pytest
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 
-from browser_helpers import HIGHLIGHTS_JS, ShadowUI, wait_until
+from browser_helpers import HIGHLIGHTS_JS, Backend, ShadowUI, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -106,3 +106,35 @@ def test_works_on_a_page_with_a_strict_csp(ext, site, fava_doc):
     marks = page.evaluate(HIGHLIGHTS_JS)
     assert marks["sourcecheck-unsupported"] == ["The authors also released a mobile app for birdwatchers in Zürich."]
     assert errors == []
+
+
+def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_dir, tmp_path, artifacts):
+    """Verdicts stream before any critique is written: the mark and its card appear at once, and the
+    card shows the critique when it arrives (a second, final verdict for the same sentence)."""
+    from browser_pdfs import write_fava
+
+    slow = Backend(tmp_path / "index", {"SOURCECHECK_BACKEND": "fake", "SOURCECHECK_EMBEDDINGS": "hash",
+                                        "SOURCECHECK_FAKE_DELAY": "3"})  # the fake takes 3 s a critique
+    try:
+        slow.wait_ready(slow.upload(write_fava(pdf_dir / "fava-slow.pdf"))["id"])
+        ext.storage({"backendUrl": slow.url, "token": slow.token})
+        ui = ShadowUI(chat)
+        select_answer(chat)
+        ext.check_tab(chat)
+        wait_until(lambda: chat.evaluate(HIGHLIGHTS_JS).get("sourcecheck-contradicted") == CONTRADICTED,
+                   what="the contradicted mark, before its critique is written")
+        chat.evaluate("() => getSelection().removeAllRanges()")
+        x, y = mark_center(chat, "sourcecheck-contradicted", CONTRADICTED[0])
+        chat.mouse.click(x, y)  # a pinned card
+        card = wait_until(lambda: ui.shown("card"), what="the card")
+        assert "Writing the critique…" in ShadowUI.text(card)
+        assert ext.last_check()["status"] == "checking"
+        chat.screenshot(path=str(artifacts / "card-pending.png"))
+        card = wait_until(lambda: (c := ui.shown("card")) and "different number" in ShadowUI.text(c) and c,
+                          what="the critique in the open card")
+        text = ShadowUI.text(card)
+        assert "Writing the critique" not in text and "wrong entity or number" in text
+        chat.screenshot(path=str(artifacts / "card-final.png"))
+        assert wait_done(ext)["status"] == "done"
+    finally:
+        slow.stop()

@@ -56,7 +56,7 @@ def load_model(settings):
     if backend == "fake":
         from sourcecheck.llm.fake import FakeModel
 
-        return FakeModel()
+        return FakeModel(write_delay=settings["FAKE_DELAY"])
     raise ModelError(f"Unknown backend {backend!r}; use llama_cpp, openai or fake.", code="config_error", status=500)
 
 

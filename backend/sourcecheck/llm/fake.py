@@ -1,6 +1,7 @@
 """A model for tests: answers what was enqueued, else a deterministic word-overlap guess; records every call."""
 
 import re
+import time
 
 from sourcecheck.llm.base import Model
 from sourcecheck.text import content_words, numbers
@@ -10,7 +11,8 @@ class FakeModel(Model):
     backend = "fake"
     name = "fake"
 
-    def __init__(self):
+    def __init__(self, write_delay=0.0):
+        self.write_delay = write_delay  # seconds each complete() takes, like a model writing a critique
         self.queue = []
         self.history = []  # (method, messages) for every call
 
@@ -33,6 +35,7 @@ class FakeModel(Model):
 
     def complete(self, messages, max_tokens=200):
         self.history.append(("complete", messages))
+        time.sleep(self.write_delay)
         if self.queue:
             reply = self.queue.pop(0)
             if isinstance(reply, Exception):
