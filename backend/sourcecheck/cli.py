@@ -57,6 +57,7 @@ def serve(args, settings):
         settings["PORT"] = args.port
     app = create_app(settings)
     app.extensions["sourcecheck"].resume_ingest()
+    app.extensions["sourcecheck"].warm_up()
     print(f"Pairing code: {new_pairing_code(settings)}  (enter it in the extension's side panel)", flush=True)
     print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)
     app.run(host=settings["HOST"], port=settings["PORT"], threaded=True, use_reloader=False)

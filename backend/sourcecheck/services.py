@@ -49,6 +49,24 @@ class Services:
         for doc_id in self.library().pending():
             self.queue_ingest(doc_id)
 
+    def warm_up(self):
+        """Load the lexical index, the embedding model and the judge model in the background.
+
+        The server answers at once; the first check then finds them loaded instead of paying ~20 s
+        (model and embeddings) plus the lexical index of a large library (14 s at 100k chunks).
+        """
+        def work():
+            try:
+                library = self.library()
+                library.search("warm up")  # the embedding model and the lexical index
+                self.model().prepare()
+            except Exception:  # a missing or broken model is reported by /health and by the first check
+                pass
+
+        thread = threading.Thread(target=work, name="sourcecheck-warm-up", daemon=True)
+        thread.start()
+        return thread
+
     def _ingest_worker(self):
         while True:
             doc_id = self._queue.get()
