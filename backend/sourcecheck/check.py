@@ -84,6 +84,21 @@ def _events(text, library, judge, ready, documents, options):
            "counts": counts, "revised_text": revised, "elapsed_ms": int((time.monotonic() - started) * 1000)}
 
 
+def collect(events):
+    """The whole check as one object: each sentence's last (final) verdict, in the order they came."""
+    out, verdicts = {"ok": True, "sentences": [], "verdicts": [], "summary": None}, {}
+    for event in events:
+        kind = event.pop("type")
+        if kind == "sentences":
+            out["sentences"] = event["sentences"]
+        elif kind == "verdict":
+            verdicts[event["index"]] = event
+        else:
+            out["summary"] = event
+    out["verdicts"] = list(verdicts.values())
+    return out
+
+
 def _retrieve(library, sentences, claims, cited, documents, k):
     """Candidate chunks for every sentence: one batched search, plus per-paper searches for citations."""
     candidates = 4 * k

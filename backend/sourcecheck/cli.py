@@ -89,8 +89,7 @@ def ingest(args, settings):
 
 
 def check(args, settings):
-    from sourcecheck.api.check import collect
-    from sourcecheck.check import CheckOptions, check_text
+    from sourcecheck.check import CheckOptions, check_text, collect
     from sourcecheck.services import Services
 
     text = sys.stdin.read() if args.text == "-" else args.text

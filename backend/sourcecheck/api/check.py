@@ -6,7 +6,7 @@ import logging
 from flask import Blueprint, Response, current_app, request
 
 from sourcecheck.api import get_services
-from sourcecheck.check import CheckOptions, check_text
+from sourcecheck.check import CheckOptions, check_text, collect
 from sourcecheck.errors import BadRequest, SourcecheckError
 
 bp = Blueprint("check", __name__)
@@ -35,21 +35,6 @@ def check():
     if request.accept_mimetypes.best == "application/json":
         return collect(events)
     return Response(stream(events), mimetype="application/x-ndjson", headers={"X-Accel-Buffering": "no"})
-
-
-def collect(events):
-    """The whole check as one object: each sentence's last (final) verdict, in the order they came."""
-    out, verdicts = {"ok": True, "sentences": [], "verdicts": [], "summary": None}, {}
-    for event in events:
-        kind = event.pop("type")
-        if kind == "sentences":
-            out["sentences"] = event["sentences"]
-        elif kind == "verdict":
-            verdicts[event["index"]] = event
-        else:
-            out["summary"] = event
-    out["verdicts"] = list(verdicts.values())
-    return out
 
 
 def stream(events):
