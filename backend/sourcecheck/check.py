@@ -47,7 +47,7 @@ def _events(text, library, judge, ready, documents, options):
     claims = {s.index: strip_citations(s.text) for s in checkable}
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
     hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
-    verdicts, later = {}, []
+    by_index, later = {}, []
     block = EvidenceBlock()
     for s in checkable:
         claim = claims[s.index]
@@ -56,23 +56,23 @@ def _events(text, library, judge, ready, documents, options):
         v = judge.score(claim, evidence, decompose=options.decompose, shown=shown, stance=options.critique)
         final = v["label"] == "supported" or not options.critique
         found = judge.explain(claim, evidence, "supported") if v["label"] == "supported" else {}
-        verdicts[s.index] = {"type": "verdict", "index": s.index, "label": v["label"],
+        by_index[s.index] = {"type": "verdict", "index": s.index, "label": v["label"],
                              "p_supported": round(v["p_supported"], 4), "error_type": None, "critique": None,
                              "revised": None, **found, "final": final,
                              "evidence": [e.to_dict() for e in reversed(evidence)],  # most relevant first for people
                              "cited": cited[s.index]}
         if not final:
             later.append((s.index, claim, evidence, shown))
-        yield dict(verdicts[s.index])
+        yield dict(by_index[s.index])
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
     # scoring passes, and each card fills in when its critique is written (the same index again, final).
     for index, claim, evidence, shown in later:
         if shown is not None and {e.passage for e in evidence} <= {e.passage for e in block.items}:
             shown = list(block.items)  # the block as the last prompt left it: its prefix is cached already
-        verdicts[index] = {**verdicts[index], **judge.explain(claim, evidence, verdicts[index]["label"], shown),
+        by_index[index] = {**by_index[index], **judge.explain(claim, evidence, by_index[index]["label"], shown),
                            "final": True}
-        yield dict(verdicts[index])
-    verdicts = list(verdicts.values())
+        yield dict(by_index[index])
+    verdicts = list(by_index.values())
     counts = {"supported": 0, "contradicted": 0, "unsupported": 0, "skipped": len(sentences) - len(checkable)}
     for v in verdicts:
         counts[v["label"]] += 1

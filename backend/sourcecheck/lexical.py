@@ -23,11 +23,15 @@ class BM25:
         self.by_document = defaultdict(set)  # document id -> chunk ids
         self.postings = defaultdict(lambda: ([], []))  # word -> (rows, term frequencies)
         self._arrays = {}  # word -> its posting as numpy arrays, made on first use after a change
-        self._columns = None  # (lengths, alive) as numpy arrays
-        self.dead = 0
+        self._columns = None  # (lengths, alive, mean live length), made on first use after a change
 
     def __len__(self):
         return len(self.row)
+
+    @property
+    def dead(self):
+        """Rows of removed chunks still in the postings."""
+        return len(self.ids) - len(self.row)
 
     def add(self, ids, texts, metas):
         """Index chunks; a chunk id indexed before is replaced."""
@@ -55,7 +59,6 @@ class BM25:
             if i is not None:
                 self.by_document[self.metas[i]["document_id"]].discard(cid)
                 self.alive[i] = False
-                self.dead += 1
         self._columns = None
         if self.dead > 1000 and self.dead > len(self.row):  # mostly dead rows: rebuild from the live ones
             live = [i for i, a in enumerate(self.alive) if a]
@@ -71,10 +74,10 @@ class BM25:
         if not self.row:
             return []
         if self._columns is None:
-            self._columns = (np.array(self.lengths, dtype=np.float32), np.array(self.alive, dtype=bool))
-        lengths, alive = self._columns
+            lengths, alive = np.array(self.lengths, dtype=np.float32), np.array(self.alive, dtype=bool)
+            self._columns = (lengths, alive, float(lengths[alive].mean()) or 1.0)
+        lengths, alive, avg = self._columns
         total = len(self.row)
-        avg = float(lengths[alive].mean()) or 1.0
         scores = np.zeros(len(self.ids), dtype=np.float32)
         for word in set(content_words(query)):
             if word not in self.postings:
