@@ -169,12 +169,15 @@ def evaluate(args, settings):
     from pathlib import Path
 
     from sourcecheck.evaluate import evaluate as run
+    from sourcecheck.fitting import fit_calibration
 
-    run(args.data, settings, limit=args.limit, seed=args.seed, out=args.out, cache_dir=args.cache,
-        critique=args.critique, decompose=args.decompose, rescore=args.rescore,
-        shared_evidence=not args.per_sentence_evidence)
+    report = run(args.data, settings, limit=args.limit, seed=args.seed, out=args.out, cache_dir=args.cache,
+                 critique=args.critique, decompose=args.decompose, rescore=args.rescore,
+                 shared_evidence=not args.per_sentence_evidence, fit=fit_calibration)
     print((Path(args.out) / "results.md").read_text(), end="")
-    print(f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png")
+    print(f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png"
+          + (", calibration.fitted.json (copy it to backend/sourcecheck/calibration.json to use it)"
+             if report["fit"] else ""))
 
 
 COMMANDS = {"serve": serve, "ingest": ingest, "check": check, "documents": documents, "pair": pair,

@@ -368,11 +368,13 @@ def score_view(units, threshold, response=False):
 
 
 def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None, critique=False,
-             decompose=False, model=None, log=None, rescore=None, shared_evidence=True):
+             decompose=False, model=None, log=None, rescore=None, shared_evidence=True, fit=None):
     """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png.
 
     rescore: a fingerprint from an earlier results.json: score the verdicts cached under it (an earlier
     pipeline's) with the current metrics and calibration, running nothing; uncached records are left out.
+    fit: fitting.fit_calibration, to fit a calibration on these records (written as calibration.fitted.json)
+    and report how it does on each set when fitted on the others.
     """
     from sourcecheck.embeddings import make_embedding_function
     from sourcecheck.llm import load_model
@@ -391,7 +393,7 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
         "BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")},
         "options": asdict(options), "limit": limit, "seed": seed, "calibration": judge.calibration,
         "datasets": {}}
-    predictions = []
+    predictions, data = [], {}
     for path in paths:
         records = load_records(path)
         name = dataset_name(records, path)
@@ -416,6 +418,7 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
             else:
                 cached_s += result["index_s"] + result["check_s"]
             results.append((record, result))
+        data[name] = results
         report["datasets"][name] = ds = score_dataset(name, results, judge, settings["THRESHOLD"], predictions)
         sentences = sum(len(r["verdicts"]) for _, r in results)
         total_s = sum(r["index_s"] + r["check_s"] for _, r in results)
@@ -427,7 +430,9 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
         ds["file"] = str(path)
         if missing:
             ds["missing_from_cache"] = missing
-    report["platt_fit"] = fit_calibration(predictions)
+    report["fit"] = fit(data, judge.calibration, settings["THRESHOLD"]) if fit else None
+    if report["fit"]:
+        (out / "calibration.fitted.json").write_text(json.dumps(report["fit"]["calibration"], indent=1) + "\n")
     write_outputs(out, report, predictions)
     return report
 
@@ -453,69 +458,6 @@ def score_dataset(name, results, judge, threshold, predictions):
     return ds
 
 
-def fit_calibration(predictions, min_items=20):
-    """Fit calibration.json on the sentence-level items scored by one sentence of ours (the unit verdict()
-    calibrates), each data set weighted equally: Platt a, b on the raw P(Yes); and, when the cache has the
-    judge's signals, a logistic model over them ({"weights", "bias"}). Quality before (the current
-    calibration) and after, in-sample and with 5-fold cross-fitting."""
-    primary = {}
-    for u in predictions:
-        if u["view"] == "grounded":
-            primary[u["dataset"]] = "grounded"
-        elif u["view"] == "sentence":
-            primary.setdefault(u["dataset"], "sentence")
-    units = [u for u in predictions if u["view"] == primary.get(u["dataset"]) and u.get("parts") == 1]
-    if len(units) < min_items or len({u["y"] for u in units}) < 2:
-        return None
-    y = np.array([u["y"] for u in units], dtype=float)
-    raw = np.array([u["p_raw"] for u in units])
-    before = np.array([u["p"] for u in units])
-    sets = [u["dataset"] for u in units]
-    size = {s: sets.count(s) for s in set(sets)}
-    w = np.array([len(units) / (len(size) * size[s]) for s in sets])
-    fold = np.random.default_rng(0).permutation(len(units)) % 5
-
-    def cross_fit(X, fit, apply):
-        out = np.empty(len(units))
-        for k in range(5):
-            params = fit(X[fold != k], y[fold != k], w[fold != k])
-            out[fold == k] = apply(X[fold == k], params)
-        return out
-
-    def quality(p, p_cv=None):
-        q = {"ece": metrics.expected_calibration_error(y, p), "auroc": metrics.auroc(y, p),
-             "balanced_accuracy": metrics.balanced_accuracy(y, metrics.predict(p, 0.5))}
-        if p_cv is not None:
-            q.update({f"{k}_cv": v for k, v in quality(p_cv).items()})
-        return q
-
-    a, b = metrics.fit_platt(raw, y, w)
-    after = metrics.platt(raw, a, b)
-    after_cv = cross_fit(raw, lambda X, yy, ww: metrics.fit_platt(X, yy, ww), lambda X, ab: metrics.platt(X, *ab))
-    per_set = {}
-    for s in sorted(size):
-        m = np.array([x == s for x in sets])
-        per_set[s] = {"n": int(m.sum()), "ece_before": metrics.expected_calibration_error(y[m], before[m]),
-                      "ece_after": metrics.expected_calibration_error(y[m], after[m])}
-    fit = {"a": a, "b": b, "n": len(units), "datasets": sorted(size), "before": quality(before),
-           "after": quality(after, after_cv), "per_dataset": per_set,
-           "bins_before": metrics.reliability_bins(y, before), "bins_after": metrics.reliability_bins(y, after)}
-    # kept flat as well: the numbers docs/quality.md quotes
-    fit.update({"ece_before": fit["before"]["ece"], "ece_after": fit["after"]["ece"],
-                "ece_after_cv": fit["after"]["ece_cv"]})
-    if all(u.get("features") for u in units):
-        names = sorted(units[0]["features"])
-        X = np.array([[u["features"][n] for n in names] for u in units])
-
-        def apply(Xk, params):
-            return metrics.sigmoid(Xk @ np.array(params[0]) + params[1])
-
-        coef, bias = metrics.fit_logistic(X, y, w)
-        fit["combined"] = {"weights": dict(zip(names, coef)), "bias": bias,
-                           "after": quality(apply(X, (coef, bias)), cross_fit(X, metrics.fit_logistic, apply))}
-    return fit
-
-
 # -- outputs ------------------------------------------------------------------------------------
 
 
@@ -530,10 +472,10 @@ def write_outputs(out, report, predictions):
         units = [u for u in predictions if u["dataset"] == name and u["view"] == ds["primary"]]
         if units and ds["primary"] != "response":
             curves.append((name, metrics.reliability_bins([u["y"] for u in units], [u["p"] for u in units])))
-    fit = report.get("platt_fit")
-    if fit:
-        curves.append(("all, current calibration", fit["bins_before"]))
-        curves.append(("all, after Platt fit", fit["bins_after"]))
+    pooled = [u for u in predictions if u["view"] == report["datasets"][u["dataset"]]["primary"] != "response"]
+    if pooled:
+        curves.append(("all sentence-level items", metrics.reliability_bins([u["y"] for u in pooled],
+                                                                           [u["p"] for u in pooled])))
     reliability_png(curves, out / "reliability.png",
                     title="Reliability: sentence-level P(supported) vs. fraction supported")
 
@@ -583,18 +525,20 @@ def markdown(report):
                 + " |")
     if typed:
         lines += ["", "| set | recall of unsupported items per error type (n) |", "| --- | --- |", *typed]
-    fit = report.get("platt_fit")
+    fit = report.get("fit")
     if fit:
-        lines += ["", f"Platt fit on {fit['n']} sentence-level items ({', '.join(fit['datasets'])}; sets weighted "
-                  f"equally): a = {fit['a']:.3f}, b = {fit['b']:.3f}; ECE {f(fit['ece_before'])} → "
-                  f"{f(fit['ece_after'])} in-sample, {f(fit['ece_after_cv'])} 5-fold."]
-        if "combined" in fit:
-            c = fit["combined"]
-            weights = ", ".join(f"{k} {v:.3f}" for k, v in c["weights"].items())
-            lines += ["", f"Logistic combination fitted on the same items: weights {weights}, bias {c['bias']:.3f}; "
-                      f"BA@0.5 {f(fit['before']['balanced_accuracy'])} → {f(c['after']['balanced_accuracy_cv'])} "
-                      f"(5-fold), AUROC {f(fit['before']['auroc'])} → {f(c['after']['auroc_cv'])}, "
-                      f"ECE {f(c['after']['ece_cv'])} (5-fold)."]
+        lines += ["", "Calibration fitted on the other sets (leave-one-set-out; headline number per set, "
+                  "stance: BA of contradicted vs unsupported on wrong items whose error type says which):", "",
+                  "| set | current | fitted on the other sets | stance items | stance current | stance fitted |",
+                  "|" + " --- |" * 6]
+        for name, r in fit["per_set"].items():
+            lines.append(f"| {name} | {f(r['current'])} | {f(r['held_out_fit'])} | {r['stance_items']} | "
+                         f"{f(r['stance_current'])} | {f(r['stance_held_out_fit'])} |")
+        def rule(r):
+            return ", ".join(f"{k} {v:.3f}" for k, v in r["weights"].items()) + f", bias {r['bias']:.3f}" if r else "–"
+
+        c = fit["calibration"]
+        lines += ["", f"Fitted on all sets (calibration.fitted.json): score {rule(c)}; stance {rule(c['stance'])}."]
     return "\n".join(lines) + "\n"
 
 

@@ -39,6 +39,8 @@ class Judge:
         self.model = model
         self.threshold = threshold
         self.calibration = calibration or load_calibration()
+        # A calibration without a stance rule (a plain Platt refit) keeps the shipped one.
+        self.stance_rule = self.calibration.get("stance") or load_calibration().get("stance")
         self._system = prompt("system").template.strip()
         self._cache = OrderedDict()
 
@@ -46,32 +48,29 @@ class Judge:
         return [{"role": "system", "content": self._system},
                 {"role": "user", "content": prompt(name).substitute(**fields).strip()}]
 
-    def p_yes(self, claim, evidence, shown=None, question="verify"):
-        """The model's probability of "Yes" to a question about the claim (raw, uncalibrated).
-
-        verify: do the excerpts support the claim; contradict: do they say otherwise. Both prompts share
-        the prefix up to the claim, so the second question costs only its own few tokens.
-        """
-        msgs = self.messages(question, sources=sources_text(evidence, shown), claim=claim)
+    def p_yes(self, claim, evidence, shown=None):
+        """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated)."""
+        msgs = self.messages("verify", sources=sources_text(evidence, shown), claim=claim)
         probs, text = self.model.choose(msgs, ("Yes", "No"))
         if probs is None:
             return 1.0 if text.strip().lower().startswith("yes") else 0.0
         return probs["Yes"]
 
     def calibrate(self, p, features=None):
-        """The calibrated probability that a claim is supported (calibration.json, fitted on dev data).
+        """The calibrated probability that a claim is supported (calibration.json, fitted on dev data)."""
+        return calibrated(p, features, self.calibration)
 
-        Either Platt scaling of the model's P(Yes) ({"a", "b"}), or a logistic model over the signals of
-        signal_features() ({"weights": {name: w}, "bias": b}), the consistency + factuality paper's way
-        of combining the judge with cheap checks such as numbers the evidence does not contain.
+    def contradicts(self, features):
+        """Whether a claim that is not supported is contradicted (else merely unsupported), by the logistic
+        rule in calibration.json's "stance" over the evidence signals, fitted on dev items whose error type
+        says which (fitting.py). A claim about what its evidence talks about (most of its words are there)
+        is contradicted; one mostly new to it is unsupported. Asking the model "do the excerpts contradict
+        it?" did worse than chance there: it says Yes to most related claims.
         """
-        p = min(max(p, 1e-6), 1 - 1e-6)
-        c = self.calibration
-        if "weights" in c and features is not None:
-            z = c["bias"] + sum(w * features[name] for name, w in c["weights"].items())
-        else:
-            z = c.get("a", 1.0) * math.log(p / (1 - p)) + c.get("b", 0.0)
-        return 1.0 / (1.0 + math.exp(-z))
+        rule = self.stance_rule
+        if not rule:
+            return False
+        return rule["bias"] + sum(w * features[name] for name, w in rule["weights"].items()) >= 0.0
 
     def critique(self, claim, evidence, shown=None, label="unsupported"):
         """Critique, FAVA error type (one that fits the label) and a revised claim for an unsupported claim."""
@@ -96,20 +95,19 @@ class Judge:
         stance: tell contradicted from unsupported for a claim that is not supported (else "unsupported").
         """
         key = (claim, tuple(e.passage for e in evidence), decompose)
-        p_raw, p_contra = self._cache.get(key, (None, None))
+        p_raw = self._cache.get(key)
         if p_raw is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
             # Factored Verification: a sentence holds only if all its claims hold.
             p_raw = math.prod(self.p_yes(c, evidence, shown) for c in claims)
+        self._remember(key, p_raw)
         # Calibrated on every call: the cache keeps the model's raw scores.
-        p = self.calibrate(p_raw, signal_features(claim, evidence, p_raw))
-        if p < self.threshold and stance and p_contra is None:
-            p_contra = self.p_yes(claim, evidence, shown, question="contradict")
-        self._remember(key, (p_raw, p_contra))
+        features = signal_features(claim, evidence, p_raw)
+        p = self.calibrate(p_raw, features)
         if p >= self.threshold:
             label = "supported"
         else:
-            label = "contradicted" if stance and p_contra >= 0.5 else "unsupported"
+            label = "contradicted" if stance and self.contradicts(features) else "unsupported"
         for e in evidence:
             e.stance = "related"
         if evidence and label != "unsupported":
@@ -151,6 +149,22 @@ class Judge:
         return self.model.complete(msgs, max_tokens=max(200, len(text) // 3)).strip() or text
 
 
+def calibrated(p, features, calibration):
+    """P(supported) from the raw P(Yes): Platt scaling ({"a", "b"}), or a logistic model over the signals
+    of signal_features() ({"weights": {name: w}, "bias": b}), the consistency + factuality paper's way of
+    combining the judge with cheap checks (fitting.py fits it; docs/quality.md: not kept so far)."""
+    if "weights" in calibration and features is not None:
+        z = calibration["bias"] + sum(w * features[name] for name, w in calibration["weights"].items())
+    else:
+        z = calibration.get("a", 1.0) * _logit(p) + calibration.get("b", 0.0)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _logit(p):
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
 def signal_features(claim, evidence, p_raw):
     """Signals besides the judge's P(Yes): how much of the claim the evidence contains, word for word."""
     found_text = " ".join(e.passage for e in evidence)
@@ -158,9 +172,8 @@ def signal_features(claim, evidence, p_raw):
     claim_numbers = numbers(claim)
     words = set(content_words(claim)) - claim_numbers
     names = {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+", claim)} - STOPWORDS
-    p = min(max(p_raw, 1e-6), 1 - 1e-6)
     return {
-        "logit_p": math.log(p / (1 - p)),
+        "logit_p": _logit(p_raw),
         "overlap": len(words & found_words) / len(words) if words else 1.0,
         "numbers_missing": len(claim_numbers - found_numbers) / len(claim_numbers) if claim_numbers else 0.0,
         "names_missing": len(names - found_words) / len(names) if names else 0.0,

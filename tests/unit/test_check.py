@@ -10,7 +10,7 @@ from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
 
 TEXT = ("Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
-        "- Its main span is 2,000 meters long.\n- The bridge was designed by Leonardo da Vinci.\nAnything else?")
+        "- Its main span is 2,000 meters long.\n- The bridge was the first one painted by robots.\nAnything else?")
 
 
 @pytest.fixture
@@ -40,12 +40,12 @@ def test_events_come_in_order_with_labels_evidence_and_summary(library):
         (2, "contradicted", True), (3, "unsupported", True)]
     assert all(e["critique"] is None and e["error_type"] is None for e in events[2:4])
     kinds = [kind for kind, _ in model.history]
-    assert kinds == ["choose"] * 5 + ["complete"] * 2  # 3 P(Yes), 2 P(contradicted); no text before verdicts
-    opened, span, vinci = events[1], events[4], events[5]
+    assert kinds == ["choose"] * 3 + ["complete"] * 2  # 3 P(Yes), no text before the verdicts
+    opened, span, robots = events[1], events[4], events[5]
     assert (opened["index"], opened["label"]) == (1, "supported")
     assert span["label"] == "contradicted" and span["error_type"] == "entity"
     assert span["revised"] == "Its main span is 1,280 meters long."
-    assert vinci["label"] == "unsupported" and vinci["error_type"] == "unverifiable"
+    assert robots["label"] == "unsupported" and robots["error_type"] == "unverifiable"
     top = opened["evidence"][0]
     assert top["filename"] == "bridge.pdf" and top["page"] == 1 and top["stance"] == "supports"
     assert "May 27, 1937" in top["quote"]

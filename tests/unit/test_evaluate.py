@@ -3,14 +3,13 @@
 import json
 import math
 
-import numpy as np
 import pytest
 
 from sourcecheck import cli
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.config import load_settings
 from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.evaluate import align, evaluate, fingerprint, fit_calibration, locate, select
+from sourcecheck.evaluate import align, evaluate, fingerprint, locate, select
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
@@ -219,25 +218,6 @@ def test_critiques_can_be_generated_and_the_signals_are_kept(data, settings, tmp
     unit = next(u for u in preds if u["view"] == "sentence" and u["index"] == 2)
     assert unit["features"]["logit_p"] == pytest.approx(math.log(0.1 / 0.9))
     assert report["datasets"]["tiny"]["sentence"]["balanced_accuracy"] == 1.0
-
-
-def test_fit_calibration_fits_platt_and_the_signal_combination():
-    rng = np.random.default_rng(0)
-    preds = []
-    for i in range(400):
-        raw = float(rng.uniform(0.02, 0.98))
-        overlap = float(rng.random())
-        z = 1.5 * math.log(raw / (1 - raw)) + 3 * overlap - 2
-        y = int(rng.random() < 1 / (1 + math.exp(-z)))
-        preds.append({"dataset": "a" if i % 4 else "b", "view": "sentence", "parts": 1, "y": y, "p": raw,
-                      "p_raw": raw, "features": {"logit_p": math.log(raw / (1 - raw)), "overlap": overlap}})
-    fit = fit_calibration(preds)
-    assert fit["n"] == 400 and fit["datasets"] == ["a", "b"]
-    assert fit["ece_after"] < fit["ece_before"]
-    weights = fit["combined"]["weights"]
-    assert weights["logit_p"] == pytest.approx(1.5, abs=0.5) and weights["overlap"] == pytest.approx(3, abs=1.2)
-    assert fit["combined"]["after"]["auroc_cv"] > fit["before"]["auroc"]
-    assert fit_calibration(preds[:10]) is None  # too few items to fit
 
 
 def test_rescore_scores_an_earlier_cache_without_running_anything(data, settings, tmp_path):

@@ -45,19 +45,30 @@ def test_supported_verdict_needs_no_critique():
     assert [e.stance for e in evidence] == ["related", "supports"]
 
 
-@pytest.mark.parametrize("error_type, label, stance", [
-    ("entity", "contradicted", "refutes"), ("contradictory", "contradicted", "refutes"),
-    ("invented", "unsupported", "related"), ("unverifiable", "unsupported", "related")])
-def test_unsupported_verdict_gets_critique_type_and_label(error_type, label, stance):
+@pytest.mark.parametrize("claim, error_type, label, stance", [
+    ("The main span is 2,000 meters long.", "entity", "contradicted", "refutes"),  # about what the page says
+    ("The main span is not long.", "contradictory", "contradicted", "refutes"),
+    ("Painters chose its colour in 1935.", "invented", "unsupported", "related"),  # mostly new to the page
+    ("Tourists love walking there at night.", "unverifiable", "unsupported", "related")])
+def test_unsupported_verdict_gets_critique_type_and_label(claim, error_type, label, stance):
     model = FakeModel()
-    contradicts = 0.9 if label == "contradicted" else 0.1
-    model.enqueue({"Yes": 0.2, "No": 0.8}, {"Yes": contradicts, "No": 1 - contradicts},
+    model.enqueue({"Yes": 0.2, "No": 0.8},
                   f"Critique: The source says 1,280 m.\nError type: {error_type}\nRevised: The span is 1,280 m.")
     evidence = [ev("The main span is 1,280 meters long.")]
-    v = Judge(model, calibration=IDENTITY).verdict("The span is 2,000 m.", evidence)
+    v = Judge(model, calibration=IDENTITY).verdict(claim, evidence)
     assert (v["label"], v["error_type"], v["revised"]) == (label, error_type, "The span is 1,280 m.")
     assert v["critique"] == "The source says 1,280 m." and v["p_supported"] == pytest.approx(0.2)
     assert evidence[0].stance == stance
+    assert len(model.history) == 2  # one Yes/No pass, then the critique: the stance needs no model call
+
+
+def test_the_stance_rule_comes_from_the_calibration():
+    model = FakeModel()
+    model.enqueue({"Yes": 0.2, "No": 0.8}, {"Yes": 0.2, "No": 0.8})
+    always = {**IDENTITY, "stance": {"weights": {"overlap": 0.0}, "bias": 1.0}}
+    assert Judge(model, calibration=always).score("Tourists love Lisbon.", [ev("x y z")])["label"] == "contradicted"
+    never = {**IDENTITY, "stance": {"weights": {"overlap": 0.0}, "bias": -1.0}}
+    assert Judge(model, calibration=never).score("It is 2,000 m.", [ev("It is 1,280 m.")])["label"] == "unsupported"
 
 
 def test_parse_critique_tolerates_formatting_and_rejects_non_revisions():
@@ -112,8 +123,8 @@ def test_signal_features_measure_what_the_evidence_lacks():
 def test_logistic_calibration_combines_the_signals():
     weights = {"logit_p": 1.0, "overlap": 0.0, "numbers_missing": -4.0, "names_missing": 0.0, "similarity": 0.0}
     model = FakeModel()
-    model.enqueue({"Yes": 0.8, "No": 0.2}, {"Yes": 0.7, "No": 0.3},  # P(Yes), then P(contradicted)
-                  "Critique: wrong year\nError type: entity\nRevised: none", {"Yes": 0.8, "No": 0.2})
+    model.enqueue({"Yes": 0.8, "No": 0.2}, "Critique: wrong year\nError type: entity\nRevised: none",
+                  {"Yes": 0.8, "No": 0.2})
     judge = Judge(model, calibration={"weights": weights, "bias": 0.0})
     wrong = judge.verdict("It opened in 1938.", [ev("It opened in 1937.")])
     right = judge.verdict("It opened in 1937.", [ev("It opened in 1937.")])

@@ -1,0 +1,79 @@
+"""Fitting calibration.json: the score and stance models, multiple-instance items, leave-one-set-out."""
+
+import math
+
+import numpy as np
+import pytest
+
+from sourcecheck import fitting
+from sourcecheck.fitting import fit_calibration, score_items, stance_items
+from sourcecheck.text import split_sentences
+
+IDENTITY = {"a": 1.0, "b": 0.0}
+ALL_FEATURES = ("logit_p", "overlap", "numbers_missing", "names_missing", "similarity")
+
+
+def synthetic(rng, n_records, per_text=False):
+    """Records of two sentences whose truth follows 1.5·logit_p + 3·overlap − 2; a wrong sentence is a
+    contradiction when most of its words are in the evidence (overlap > 0.5), else a fact not found."""
+    out = []
+    for r in range(n_records):
+        text = f"Claim {r} says one thing here. Claim {r} says another thing here."
+        sentences = [s.to_dict() for s in split_sentences(text)]
+        labels, verdicts = [], []
+        for i, s in enumerate(sentences):
+            p_raw, overlap, names = float(rng.uniform(0.02, 0.98)), float(rng.random()), float(rng.random() < 0.5)
+            truth = 1.5 * math.log(p_raw / (1 - p_raw)) + 3 * overlap - 2 + rng.logistic() > 0
+            features = dict.fromkeys(ALL_FEATURES, 0.0)
+            features.update(logit_p=math.log(p_raw / (1 - p_raw)), overlap=overlap, names_missing=names)
+            verdicts.append({"index": s["index"], "label": "supported", "p": p_raw, "p_raw": p_raw,
+                             "features": features})
+            types = [] if truth else (["contradicted"] if overlap > 0.5 else ["not_enough_evidence"])
+            labels.append({"level": "sentence", "index": i, "text": s["text"], "error_types": types,
+                           "label": "supported" if truth else "unsupported"})
+        if per_text:
+            wrong = [x for x in labels if x["label"] == "unsupported"]
+            labels = [{"level": "response", "label": "unsupported" if wrong else "supported",
+                       "error_types": wrong[0]["error_types"] if wrong else []}]
+        out.append(({"id": f"r{r}", "text": text, "sources": ["x"], "labels": labels},
+                    {"id": f"r{r}", "sentences": sentences, "verdicts": verdicts, "error": None}))
+    return out
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    return {"one": synthetic(rng, 150), "two": synthetic(rng, 150), "texts": synthetic(rng, 150, per_text=True)}
+
+
+def test_the_fit_finds_the_signals_and_helps_sets_it_was_not_fitted_on(data, monkeypatch):
+    monkeypatch.setattr(fitting, "SCORE_FEATURES", ("logit_p", "overlap"))
+    fit = fit_calibration(data, {**IDENTITY, "stance": {"weights": {"overlap": 1.0}, "bias": -0.9}})
+    weights = fit["calibration"]["weights"]
+    assert weights["logit_p"] == pytest.approx(1.5, abs=0.6) and weights["overlap"] == pytest.approx(3, abs=1.2)
+    for name in ("one", "two"):
+        assert fit["per_set"][name]["held_out_fit"] > fit["per_set"][name]["current"] + 0.02
+    # a text-labelled set, scored by the any-sentence rule, learnt from the sentences of the other two
+    assert fit["per_set"]["texts"]["held_out_fit"] > 0.7
+    stance = fit["calibration"]["stance"]
+    assert -stance["bias"] / stance["weights"]["overlap"] == pytest.approx(0.5, abs=0.1)  # the boundary is found
+    assert fit["per_set"]["one"]["stance_held_out_fit"] > 0.9
+    assert fit["per_set"]["one"]["stance_current"] < 0.6  # the given rule's boundary (0.9) is far off
+
+
+def test_a_text_labelled_set_teaches_every_sentence_of_a_right_text_and_the_weakest_of_a_wrong_one(data):
+    rows = score_items(data, ["texts"], IDENTITY)
+    right = sum(1 for r, _ in data["texts"] if r["labels"][0]["label"] == "supported")
+    assert len(rows) == 2 * right + (len(data["texts"]) - right)
+    record, result = next((r, res) for r, res in data["texts"] if r["labels"][0]["label"] == "unsupported")
+    weakest = min(result["verdicts"], key=lambda v: v["p_raw"])["features"]
+    assert any(f is weakest and y == 0 for f, y, _ in rows)
+    assert sum(w for _, _, w in rows) == pytest.approx(1.0)  # each set weighs the same
+    assert {y for _, y, _ in stance_items(data, ["texts"])} == {0, 1}
+
+
+def test_no_fit_from_a_cache_without_the_answers_it_needs(data):
+    for _, result in data["one"]:
+        for v in result["verdicts"]:
+            del v["features"]["overlap"]
+    assert fit_calibration(data, IDENTITY) is None
