@@ -31,8 +31,6 @@ from difflib import SequenceMatcher
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
-
 from sourcecheck import metrics
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.errors import SourcecheckError
@@ -369,7 +367,8 @@ def score_view(units, threshold, response=False):
 
 def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None, critique=False,
              decompose=False, model=None, log=None, rescore=None, shared_evidence=True, fit=None):
-    """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png.
+    """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png
+    (and calibration.fitted.json with fit).
 
     rescore: a fingerprint from an earlier results.json: score the verdicts cached under it (an earlier
     pipeline's) with the current metrics and calibration, running nothing; uncached records are left out.
@@ -430,7 +429,8 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
         ds["file"] = str(path)
         if missing:
             ds["missing_from_cache"] = missing
-    report["fit"] = fit(data, judge.calibration, settings["THRESHOLD"]) if fit else None
+    in_use = {**judge.calibration, "stance": judge.stance_rule}  # the stance rule the judge really applies
+    report["fit"] = fit(data, in_use, settings["THRESHOLD"]) if fit else None
     if report["fit"]:
         (out / "calibration.fitted.json").write_text(json.dumps(report["fit"]["calibration"], indent=1) + "\n")
     write_outputs(out, report, predictions)

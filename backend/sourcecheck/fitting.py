@@ -1,7 +1,7 @@
 """Fitting calibration.json on development data, and testing the fit on data sets it has not seen.
 
 Two small logistic models (the consistency + factuality paper's weighted combination of signals):
-* score: P(supported) from the judge's answers (logit P(Yes) to each question) and the evidence signals
+* score: P(supported) from the judge's logit P(Yes) and, if SCORE_FEATURES names them, the evidence signals
   (judge.signal_features);
 * stance: for a sentence that is not supported, contradicted or merely unsupported.
 
@@ -78,7 +78,10 @@ def score_items(data, names, calibration):
 
 
 def stance_items(data, names):
-    """(features, is_contradiction, weight) rows: wrong sentences whose error type says which kind they are."""
+    """(features, is_contradiction, weight) rows: wrong sentences whose error type says which kind they are.
+
+    A set labelled per text gives its weakest sentence the text's types, though the edit may sit in another
+    sentence (and FaithBench's types are the union over annotators): noisier items than sentence labels."""
     rows = []
     for name in names:
         mine = []
@@ -138,8 +141,11 @@ def fit_calibration(data, current, threshold=0.5):
                          "stance_current": stance_accuracy(rows, current["stance"])
                          if rows and current.get("stance") else None,
                          "stance_held_out_fit": stance_accuracy(rows, stance) if rows and stance else None}
+    if not score_items(data, names, current):
+        return None
     all_rows = stance_items(data, names)
+    # Without typed errors to fit on, the current stance rule stays.
     fitted = {**fit_score(data, names, current),
-              "stance": fit_logistic(all_rows, STANCE_FEATURES) if all_rows else None}
+              "stance": fit_logistic(all_rows, STANCE_FEATURES) if all_rows else current.get("stance")}
     fitted["fitted_on"] = f"{', '.join(names)}: {sum(len(data[n]) for n in names)} records (fitting.py)"
     return {"calibration": fitted, "per_set": per_set}

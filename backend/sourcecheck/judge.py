@@ -38,9 +38,10 @@ class Judge:
     def __init__(self, model, threshold=0.5, calibration=None):
         self.model = model
         self.threshold = threshold
-        self.calibration = calibration or load_calibration()
-        # A calibration without a stance rule (a plain Platt refit) keeps the shipped one.
-        self.stance_rule = self.calibration.get("stance") or load_calibration().get("stance")
+        shipped = load_calibration()
+        self.calibration = calibration or shipped
+        # A calibration without a stance rule (a plain Platt refit, a test's) keeps the shipped one.
+        self.stance_rule = self.calibration.get("stance") or shipped.get("stance")
         self._system = prompt("system").template.strip()
         self._cache = OrderedDict()
 
@@ -68,7 +69,7 @@ class Judge:
         it?" did worse than chance there: it says Yes to most related claims.
         """
         rule = self.stance_rule
-        if not rule:
+        if not rule:  # no rule anywhere (a calibration.json without one): never claim the sources disagree
             return False
         return rule["bias"] + sum(w * features[name] for name, w in rule["weights"].items()) >= 0.0
 
@@ -170,7 +171,8 @@ def signal_features(claim, evidence, p_raw):
     found_text = " ".join(e.passage for e in evidence)
     found_words, found_numbers = set(content_words(found_text)), numbers(found_text)
     claim_numbers = numbers(claim)
-    words = set(content_words(claim)) - claim_numbers
+    # '350,000' is a content word and the number '350000': count it once, as a number
+    words = {w for w in content_words(claim) if w.replace(",", "") not in claim_numbers}
     names = {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+", claim)} - STOPWORDS
     return {
         "logit_p": _logit(p_raw),

@@ -22,13 +22,11 @@ def test_scores_tell_supported_contradicted_and_unsupported_apart(real_model_pat
     settings = load_settings({"MODELS_DIR": str(real_model_path.parent), "BACKEND": "llama_cpp"})
     judge = Judge(load_model(settings))
     right = judge.score("FAVA was trained on 35,074 training instances.", evidence())
-    # (most of its words are on the page: about what the page says, so contradicted rather than unsupported)
-    wrong = judge.score("FAVA was trained on 350,000 training instances generated with GPT-4 and ChatGPT.",
-                        evidence())
+    # (3 of its 4 words are on the page, the number is not: about what the page says, so contradicted)
+    wrong = judge.score("FAVA was trained on 350,000 training instances.", evidence())
     invented = judge.score("The FAVA authors also released a mobile app for checking news articles.", evidence())
     assert right["label"] == "supported" and right["p_supported"] >= 0.5
     assert wrong["label"] == "contradicted" and wrong["p_supported"] < 0.5
     assert invented["label"] == "unsupported" and invented["p_supported"] < 0.5
-    found = judge.explain("FAVA was trained on 350,000 training instances generated with GPT-4 and ChatGPT.",
-                          evidence(), "contradicted")
+    found = judge.explain("FAVA was trained on 350,000 training instances.", evidence(), "contradicted")
     assert found["error_type"] in CONTRADICTING and found["critique"]

@@ -23,7 +23,9 @@ def library(fava_pdf, bridge_pdf):
 
 
 def judge(model=None):
-    return Judge(model or FakeModel(), calibration={"a": 1.0, "b": 0.0})
+    # raw scores; contradicted iff at least 60 % of the claim's content words are in its evidence
+    return Judge(model or FakeModel(), calibration={"a": 1.0, "b": 0.0,
+                                                    "stance": {"weights": {"overlap": 2.5}, "bias": -1.5}})
 
 
 def test_events_come_in_order_with_labels_evidence_and_summary(library):

@@ -21,6 +21,9 @@ TEXT = ("Here is a summary: The Golden Gate Bridge opened in 1937. Its main span
         "The bridge was painted purple by Leonardo da Vinci.")
 
 
+STANCE = {"weights": {"overlap": 2.5}, "bias": -1.5}
+
+
 def sentence(index, text, label, **extra):
     return {"level": "sentence", "index": index, "text": text, "label": label, "error_types": [], **extra}
 
@@ -72,7 +75,7 @@ def run(data, settings, out, model=None, **kw):
 @pytest.fixture(autouse=True)
 def identity_calibration(monkeypatch):
     """The expected numbers below are raw fake scores: keep the shipped calibration.json out of them."""
-    monkeypatch.setattr("sourcecheck.judge.load_calibration", lambda: {"a": 1.0, "b": 0.0})
+    monkeypatch.setattr("sourcecheck.judge.load_calibration", lambda: {"a": 1.0, "b": 0.0, "stance": STANCE})
 
 def test_alignment_by_text_not_by_index():
     text = "Intro text follows here: The bridge opened in 1937. It is long. The span is 1,280 m and the tower is tall."
@@ -209,6 +212,10 @@ def test_cli_eval_prints_the_table(data, settings, tmp_path, capsys):
     assert cli.main(["eval", str(data), "--out", str(tmp_path / "cli"), "--limit", "5"]) == 0
     printed = capsys.readouterr().out
     assert "| tiny | sentence |" in printed and "results.json" in printed
+    assert "Calibration fitted on the other sets" in printed and "calibration.fitted.json" in printed
+    fitted = json.loads((tmp_path / "cli" / "calibration.fitted.json").read_text())
+    assert fitted["weights"]["logit_p"] > 0  # the fake's P(Yes) tells the labels apart
+    assert fitted["stance"] == STANCE  # no error types that say contradicted or not found: the rule in use stays
 
 
 def test_critiques_can_be_generated_and_the_signals_are_kept(data, settings, tmp_path):

@@ -5,7 +5,9 @@ from sourcecheck.judge import Judge, parse_critique
 from sourcecheck.library import Hit
 from sourcecheck.llm.fake import FakeModel
 
-IDENTITY = {"a": 1.0, "b": 0.0}
+# Raw scores, and the stance rule given here rather than read from calibration.json: contradicted iff
+# at least 60 % of the claim's content words are in its evidence.
+IDENTITY = {"a": 1.0, "b": 0.0, "stance": {"weights": {"overlap": 2.5}, "bias": -1.5}}
 
 
 def ev(passage, page=1):
@@ -68,7 +70,17 @@ def test_the_stance_rule_comes_from_the_calibration():
     always = {**IDENTITY, "stance": {"weights": {"overlap": 0.0}, "bias": 1.0}}
     assert Judge(model, calibration=always).score("Tourists love Lisbon.", [ev("x y z")])["label"] == "contradicted"
     never = {**IDENTITY, "stance": {"weights": {"overlap": 0.0}, "bias": -1.0}}
-    assert Judge(model, calibration=never).score("It is 2,000 m.", [ev("It is 1,280 m.")])["label"] == "unsupported"
+    evidence = [ev("The main span is 1,280 meters long.")]
+    assert Judge(model, calibration=IDENTITY).contradicts({"overlap": 1.0})  # what "never" overrides
+    assert Judge(model, calibration=never).score("The main span is short.", evidence)["label"] == "unsupported"
+
+
+def test_overlap_counts_a_written_number_once_as_a_number():
+    from sourcecheck.judge import signal_features
+
+    evidence = [ev("To train FAVA we generated 35,074 training instances.")]
+    f = signal_features("FAVA used 350,000 training instances.", evidence, 0.3)
+    assert f["overlap"] == pytest.approx(3 / 4) and f["numbers_missing"] == 1.0  # fava, used, training, instances
 
 
 def test_parse_critique_tolerates_formatting_and_rejects_non_revisions():

@@ -29,8 +29,7 @@ class FakeModel(Model):
             if isinstance(reply, str):
                 return None, reply
             return dict(reply), max(reply, key=reply.get)
-        asked = "contradicted" if "contradict the claim" in messages[-1]["content"] else "supported"
-        p = 0.9 if _verdict(messages) == asked else 0.1
+        p = 0.9 if _verdict(messages) == "supported" else 0.1
         return {choices[0]: p, choices[1]: 1 - p}, choices[0] if p > 0.5 else choices[1]
 
     def complete(self, messages, max_tokens=200):
