@@ -7,6 +7,8 @@ import pytest
 
 from sourcecheck.config import ROOT, load_settings
 from sourcecheck.evaluate import evaluate
+from sourcecheck.fitting import fit_calibration
+from sourcecheck.judge import load_calibration
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
@@ -29,5 +31,11 @@ def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch):
     assert ds["timing"]["seconds_per_record"] > 0
     assert (tmp_path / "out" / "reliability.png").exists()
     # a second run is served from the cache: no record is checked again
-    again = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None)
+    again = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None,
+                     fit=fit_calibration)
     assert again["datasets"]["wice"]["timing"]["this_run_records"] == 0
+    # and the calibration fitted from those real scores: the score model, and WiCE has no error types to
+    # fit a stance on, so the shipped rule is carried over
+    fitted = json.loads((tmp_path / "out" / "calibration.fitted.json").read_text())
+    assert set(fitted["weights"]) == {"logit_p"} and fitted["stance"] == load_calibration()["stance"]
+    assert again["fit"]["per_set"]["wice"]["current"] == ds["sentence"]["balanced_accuracy"]
