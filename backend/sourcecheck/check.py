@@ -67,8 +67,7 @@ def _events(text, library, judge, ready, documents, options):
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
     # scoring passes, and each card fills in when its critique is written (the same index again, final).
     for index, claim, evidence, shown in later:
-        if shown is not None and {e.passage for e in evidence} <= {e.passage for e in block.items}:
-            shown = list(block.items)  # the block as the last prompt left it: its prefix is cached already
+        shown = block.shown_for(evidence, shown)
         by_index[index] = {**by_index[index], **judge.explain(claim, evidence, by_index[index]["label"], shown),
                            "final": True}
         yield dict(by_index[index])

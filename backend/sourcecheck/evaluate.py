@@ -429,8 +429,7 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
         ds["file"] = str(path)
         if missing:
             ds["missing_from_cache"] = missing
-    in_use = {**judge.calibration, "stance": judge.stance_rule}  # the stance rule the judge really applies
-    report["fit"] = fit(data, in_use, settings["THRESHOLD"]) if fit else None
+    report["fit"] = fit(data, judge.calibration, settings["THRESHOLD"]) if fit else None
     if report["fit"]:
         (out / "calibration.fitted.json").write_text(json.dumps(report["fit"]["calibration"], indent=1) + "\n")
     write_outputs(out, report, predictions)

@@ -99,3 +99,10 @@ class EvidenceBlock:
         else:
             self.items += new
         return list(self.items)
+
+    def shown_for(self, evidence, shown):
+        """What a later prompt (a critique) about this evidence shows: the block as the last prompt left it
+        when it still holds all of the evidence (its prefix is cached already), else what was shown."""
+        if shown is not None and {e.passage for e in evidence} <= {e.passage for e in self.items}:
+            return list(self.items)
+        return shown

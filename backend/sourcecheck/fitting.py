@@ -15,7 +15,7 @@ import numpy as np
 
 from sourcecheck import metrics
 from sourcecheck.evaluate import items, score_view
-from sourcecheck.judge import calibrated
+from sourcecheck.judge import calibrated, linear
 
 # What the models read (signal names of judge.signal_features). Chosen by leave-one-set-out on 40 records per
 # set (docs/quality.md): adding the evidence signals or the model's answers to other questions to the score
@@ -65,10 +65,11 @@ def score_items(data, names, calibration):
         mine = []
         per_record, view = units(data, name, calibration)
         for record, result, us in per_record:
-            verdicts = [v for v in result["verdicts"] if v.get("features")]
             if view != "response":
                 mine += [(u["features"], u["y"]) for u in us if u.get("features")]
-            elif us and us[0]["y"] == 1:
+                continue
+            verdicts = [v for v in result["verdicts"] if v.get("features")]
+            if us and us[0]["y"] == 1:
                 mine += [(v["features"], 1) for v in verdicts]
             elif us and verdicts:
                 weakest = min(verdicts, key=lambda v: calibrated(v["p_raw"], v["features"], calibration))
@@ -108,17 +109,18 @@ def fit_logistic(rows, features):
     return {"weights": {n: round(float(c), 4) for n, c in zip(features, coef)}, "bias": round(float(bias), 4)}
 
 
-def fit_score(data, names, start, rounds=3):
-    """The score model; the weakest sentence of each wrong text is re-chosen with each round's fit."""
-    calibration = start
-    for _ in range(rounds):
+def fit_score(data, names, rows, rounds=3):
+    """The score model from rows = score_items(data, names, current); the weakest sentence of each wrong
+    text is re-chosen with each round's fit."""
+    calibration = fit_logistic(rows, SCORE_FEATURES)
+    for _ in range(rounds - 1):
         calibration = fit_logistic(score_items(data, names, calibration), SCORE_FEATURES)
     return calibration
 
 
 def stance_accuracy(rows, rule):
     y = [y for _, y, _ in rows]
-    pred = [int(rule["bias"] + sum(w * f[n] for n, w in rule["weights"].items()) >= 0) for f, _, _ in rows]
+    pred = [int(linear(rule, f) >= 0) for f, _, _ in rows]
     return metrics.balanced_accuracy(y, pred)
 
 
@@ -129,11 +131,12 @@ def fit_calibration(data, current, threshold=0.5):
     has = [v.get("features", {}) for n in names for _, r in data[n] for v in r["verdicts"]]
     if not has or not all(set(SCORE_FEATURES + STANCE_FEATURES) <= set(f) for f in has):
         return None
-    per_set = {}
+    per_set, stance_by_set = {}, {n: stance_items(data, [n]) for n in names}  # stance rows: no calibration
     for name in names:
         others = [n for n in names if n != name]
-        score = fit_score(data, others, current) if score_items(data, others, current) else None
-        rows, other_rows = stance_items(data, [name]), stance_items(data, others)
+        score_rows = score_items(data, others, current)
+        score = fit_score(data, others, score_rows) if score_rows else None
+        rows, other_rows = stance_by_set[name], [r for n in others for r in stance_by_set[n]]
         stance = fit_logistic(other_rows, STANCE_FEATURES) if other_rows else None
         per_set[name] = {"current": primary(name, data, current, threshold),
                          "held_out_fit": primary(name, data, {**score, "stance": stance}, threshold) if score else None,
@@ -141,11 +144,12 @@ def fit_calibration(data, current, threshold=0.5):
                          "stance_current": stance_accuracy(rows, current["stance"])
                          if rows and current.get("stance") else None,
                          "stance_held_out_fit": stance_accuracy(rows, stance) if rows and stance else None}
-    if not score_items(data, names, current):
+    score_rows = score_items(data, names, current)
+    if not score_rows:
         return None
-    all_rows = stance_items(data, names)
+    all_rows = [r for n in names for r in stance_by_set[n]]
     # Without typed errors to fit on, the current stance rule stays.
-    fitted = {**fit_score(data, names, current),
+    fitted = {**fit_score(data, names, score_rows),
               "stance": fit_logistic(all_rows, STANCE_FEATURES) if all_rows else current.get("stance")}
     fitted["fitted_on"] = f"{', '.join(names)}: {sum(len(data[n]) for n in names)} records (fitting.py)"
     return {"calibration": fitted, "per_set": per_set}

@@ -1,5 +1,6 @@
 """One claim + its evidence → a verdict: P(Yes) from the model, then a critique for what is not supported."""
 
+import functools
 import json
 import math
 import re
@@ -24,12 +25,18 @@ TYPE_HELP = {
 }
 
 
+@functools.cache  # read once: prompt() is on the path of every model call
 def prompt(name):
     return Template(resources.files("sourcecheck").joinpath(f"prompts/{name}.txt").read_text(encoding="utf-8"))
 
 
 def load_calibration():
     return json.loads(resources.files("sourcecheck").joinpath("calibration.json").read_text())
+
+
+def linear(rule, features):
+    """A logistic rule's score, {"weights": {signal: w}, "bias": b} over signal_features(): ≥ 0 means yes."""
+    return rule["bias"] + sum(w * features[name] for name, w in rule["weights"].items())
 
 
 class Judge:
@@ -39,9 +46,9 @@ class Judge:
         self.model = model
         self.threshold = threshold
         shipped = load_calibration()
-        self.calibration = calibration or shipped
+        calibration = calibration or shipped
         # A calibration without a stance rule (a plain Platt refit, a test's) keeps the shipped one.
-        self.stance_rule = self.calibration.get("stance") or shipped.get("stance")
+        self.calibration = {**calibration, "stance": calibration.get("stance") or shipped.get("stance")}
         self._system = prompt("system").template.strip()
         self._cache = OrderedDict()
 
@@ -68,10 +75,9 @@ class Judge:
         is contradicted; one mostly new to it is unsupported. Asking the model "do the excerpts contradict
         it?" did worse than chance there: it says Yes to most related claims.
         """
-        rule = self.stance_rule
-        if not rule:  # no rule anywhere (a calibration.json without one): never claim the sources disagree
-            return False
-        return rule["bias"] + sum(w * features[name] for name, w in rule["weights"].items()) >= 0.0
+        rule = self.calibration["stance"]
+        # no rule anywhere (a calibration.json without one): never claim the sources disagree
+        return bool(rule) and linear(rule, features) >= 0.0
 
     def critique(self, claim, evidence, shown=None, label="unsupported"):
         """Critique, FAVA error type (one that fits the label) and a revised claim for an unsupported claim."""
@@ -155,7 +161,7 @@ def calibrated(p, features, calibration):
     of signal_features() ({"weights": {name: w}, "bias": b}), the consistency + factuality paper's way of
     combining the judge with cheap checks (fitting.py fits it; docs/quality.md: not kept so far)."""
     if "weights" in calibration and features is not None:
-        z = calibration["bias"] + sum(w * features[name] for name, w in calibration["weights"].items())
+        z = linear(calibration, features)
     else:
         z = calibration.get("a", 1.0) * _logit(p) + calibration.get("b", 0.0)
     return 1.0 / (1.0 + math.exp(-z))
