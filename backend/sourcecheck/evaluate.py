@@ -32,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 
 from sourcecheck import metrics
-from sourcecheck.check import CheckOptions, check_text
+from sourcecheck.check import CheckOptions, check_text, collect
 from sourcecheck.errors import SourcecheckError
 from sourcecheck.judge import Judge
 
@@ -152,12 +152,11 @@ def run_record(record, judge, embedding_function, settings, options):
                 library.add_text(f"source {i}", [source], filename=f"source{i}.txt")
         indexed = time.monotonic()
         judge.raw, judge.features = [], []
-        sentences, verdicts = [], []
-        for event in check_text(record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"]):
-            if event["type"] == "sentences":
-                sentences = event["sentences"]
-            elif event["type"] == "verdict" and event["final"]:
-                verdicts.append({"index": event["index"], "label": event["label"], "p": event["p_supported"]})
+        # collect() keeps each sentence's final verdict in scoring order, the order judge.raw was filled in
+        # (with critiques, a supported sentence's final verdict comes before those scored earlier)
+        got = collect(check_text(record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"]))
+        sentences = got["sentences"]
+        verdicts = [{"index": v["index"], "label": v["label"], "p": v["p_supported"]} for v in got["verdicts"]]
         if len(judge.raw) != len(verdicts):
             raise RuntimeError("RecordingJudge saw a different number of verdicts than check_text yielded")
         for v, raw, features in zip(verdicts, judge.raw, judge.features):

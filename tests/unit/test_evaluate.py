@@ -227,6 +227,22 @@ def test_critiques_can_be_generated_and_the_signals_are_kept(data, settings, tmp
     assert report["datasets"]["tiny"]["sentence"]["balanced_accuracy"] == 1.0
 
 
+def test_with_critiques_each_cached_raw_score_stays_with_its_own_sentence(settings, tmp_path):
+    # an unsupported sentence before a supported one: its final verdict (after the critique) comes last
+    record = {"id": "u-s", "dataset": "tiny", "sources": [SOURCE],
+              "text": "The bridge was painted purple by robots. The bridge opened to traffic in 1937.",
+              "labels": [{"level": "response", "label": "unsupported", "error_types": []}]}
+    path = tmp_path / "tiny" / "dev.jsonl"
+    path.parent.mkdir()
+    path.write_text(json.dumps(record) + "\n")
+    run(path, settings, tmp_path / "out", critique=True)
+    cached = [json.loads(line) for f in (tmp_path / "out" / "cache").iterdir() for line in f.read_text().splitlines()]
+    verdicts = [v for r in cached for v in r["verdicts"]]
+    assert {v["label"] for v in verdicts} >= {"supported", "unsupported"}
+    for v in verdicts:  # identity calibration: a sentence's p is its own raw P(Yes)
+        assert v["p"] == pytest.approx(v["p_raw"], abs=1e-4)
+
+
 def test_rescore_scores_an_earlier_cache_without_running_anything(data, settings, tmp_path):
     first, _ = run(data, settings, tmp_path / "out")
     again, model = run(data, settings, tmp_path / "rescored", cache_dir=tmp_path / "out" / "cache",
