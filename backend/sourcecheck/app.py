@@ -4,11 +4,16 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from sourcecheck.config import load_settings
-from sourcecheck.errors import SourcecheckError, error_body
-from sourcecheck.security import EXTENSION_SCHEMES, Guard
-from sourcecheck.services import Services
+from sourcecheck.errors import InternalError, SourcecheckError, error_body
+from sourcecheck.security import EXTENSION_SCHEMES
+from sourcecheck.services import EXTENSION, Services
 
-OPEN_ENDPOINTS = {"/api/v1/health", "/api/v1/pair"}
+OPEN_ENDPOINTS = {"/api/v1/health", "/api/v1/pair", "/api/v1/openapi.json"}
+# The codes of the framework's own errors (unknown route, wrong method, upload too large, bad Range);
+# the contract lists every code, so any other HTTP error gets one generic code rather than a new one.
+HTTP_ERROR_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large",
+                    416: "range_not_satisfiable"}
+OTHER_HTTP_ERROR = "http_error"
 
 
 def create_app(config=None):
@@ -16,9 +21,8 @@ def create_app(config=None):
     settings = load_settings(config)
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings["MAX_UPLOAD_MB"] * 1024 * 1024
-    app.config["SOURCECHECK"] = settings
-    app.extensions["sourcecheck"] = Services(settings)
-    guard = app.extensions["sourcecheck_guard"] = Guard(settings)
+    services = app.extensions[EXTENSION] = Services(settings)
+    guard = services.guard()  # now, so that the token exists before the first request
 
     from sourcecheck.api import check, documents, meta
 
@@ -47,21 +51,17 @@ def create_app(config=None):
 
     @app.errorhandler(SourcecheckError)
     def domain_error(e):
-        return jsonify(error_body(e.code, e.message, e.status)), e.status
+        return jsonify(error_body(e)), e.status
 
     @app.errorhandler(HTTPException)
     def http_error(e):
-        code = {413: "too_large"}.get(e.code, (e.name or "error").lower().replace(" ", "_"))
         message = {413: f"The upload is larger than {settings['MAX_UPLOAD_MB']} MB."}.get(e.code, e.description)
-        return jsonify(error_body(code, message, e.code)), e.code
+        code = HTTP_ERROR_CODES.get(e.code, OTHER_HTTP_ERROR)
+        return domain_error(SourcecheckError(message, code=code, status=e.code))
 
     @app.errorhandler(Exception)
     def internal_error(e):
         app.logger.exception("unhandled error")
-        return jsonify(error_body("internal_error", f"Something went wrong inside sourcecheck: {e}", 500)), 500
+        return domain_error(InternalError.wrap(e))
 
     return app
-
-
-def services(app):
-    return app.extensions["sourcecheck"]

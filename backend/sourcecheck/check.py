@@ -4,7 +4,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from sourcecheck.errors import EmptyLibrary, EmptyText, TextTooLong
+from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import EvidenceBlock, select_evidence
 from sourcecheck.text import find_citations, split_sentences, strip_citations
 
@@ -16,6 +16,8 @@ class CheckOptions:
     top_k: int = 5
     critique: bool = True  # generate critiques for unsupported sentences (evaluation needs only scores)
     shared_evidence: bool = True  # one evidence block per check, a KV-cache prefix shared by its sentences
+    internals: bool = False  # verdicts also carry what their score came from (evaluation; not in the API)
+    sensitivity: str | None = None  # relaxed | balanced | strict: how readily sentences are flagged
 
 
 def check_text(text, library, judge, documents=None, options=None, max_chars=20000):
@@ -26,6 +28,8 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
     options = options or CheckOptions()
     if not text or not text.strip():
         raise EmptyText("There is no text to check; select some text first.")
+    if options.sensitivity is not None and options.sensitivity not in judge.thresholds:
+        raise BadRequest(f"Unknown sensitivity {options.sensitivity!r}; use one of {', '.join(judge.thresholds)}.")
     if len(text) > max_chars:
         raise TextTooLong(f"The text has {len(text):,} characters; the limit is {max_chars:,}. Check it in parts.")
     for doc_id in documents or ():
@@ -53,22 +57,26 @@ def _events(text, library, judge, ready, documents, options):
         claim = claims[s.index]
         evidence = select_evidence(claim, hits[s.index], filenames, options.top_k)
         shown = block.add(evidence) if options.shared_evidence else None
-        v = judge.score(claim, evidence, decompose=options.decompose, shown=shown, stance=options.critique)
-        final = v["label"] == "supported" or not options.critique
-        found = judge.explain(claim, evidence, "supported") if v["label"] == "supported" else {}
-        by_index[s.index] = {"type": "verdict", "index": s.index, "label": v["label"],
-                             "p_supported": round(v["p_supported"], 4), "error_type": None, "critique": None,
-                             "revised": None, **found, "final": final,
-                             "evidence": [e.to_dict() for e in reversed(evidence)],  # most relevant first for people
+        score = judge.score(claim, evidence, decompose=options.decompose, shown=shown, sensitivity=options.sensitivity)
+        final = score.label == "supported" or not options.critique
+        card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
+        by_index[s.index] = {"type": "verdict", "index": s.index, "label": score.label,
+                             "p_supported": round(score.p_supported, 4), "error_type": None, "critique": None,
+                             "revised": None, **card, "final": final,
+                             "evidence": _for_people(evidence, score.stances, score.label),
                              "cited": cited[s.index]}
+        if score.conflict:
+            by_index[s.index]["conflict"] = score.conflict.to_dict()
+        if options.internals:
+            by_index[s.index]["internals"] = {"p_raw": score.p_raw, "signals": score.signals, "state": score.state}
         if not final:
-            later.append((s.index, claim, evidence, shown))
+            later.append((s.index, claim, evidence, shown, score))
         yield dict(by_index[s.index])
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
     # scoring passes, and each card fills in when its critique is written (the same index again, final).
-    for index, claim, evidence, shown in later:
+    for index, claim, evidence, shown, score in later:
         shown = block.shown_for(evidence, shown)
-        by_index[index] = {**by_index[index], **judge.explain(claim, evidence, by_index[index]["label"], shown),
+        by_index[index] = {**by_index[index], **judge.explain(claim, evidence, score, shown),
                            "final": True}
         yield dict(by_index[index])
     verdicts = list(by_index.values())
@@ -81,6 +89,16 @@ def _events(text, library, judge, ready, documents, options):
                                            for v in verdicts if v["label"] != "supported"])
     yield {"type": "summary", "p_all_supported": round(math.prod(v["p_supported"] for v in verdicts), 6),
            "counts": counts, "revised_text": revised, "elapsed_ms": int((time.monotonic() - started) * 1000)}
+
+
+def _for_people(evidence, stances, label):
+    """The evidence as the card shows it: what settles the sentence first (what refutes a contradicted one,
+    what supports a supported one), then the most relevant (the prompt's order is the reverse: most relevant
+    nearest the claim)."""
+    rank = {"refutes": 0, "supports": 1, "related": 2} if label == "contradicted" else {
+        "supports": 0, "refutes": 1, "related": 2}
+    pairs = sorted(zip(reversed(evidence), reversed(stances)), key=lambda pair: rank[pair[1]])
+    return [e.to_dict(stance) for e, stance in pairs]
 
 
 def collect(events):

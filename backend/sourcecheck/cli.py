@@ -5,7 +5,7 @@ import json
 import sys
 
 from sourcecheck.config import load_settings
-from sourcecheck.errors import SourcecheckError
+from sourcecheck.errors import SourcecheckError, error_body
 
 
 def main(argv=None):
@@ -21,6 +21,8 @@ def main(argv=None):
     p.add_argument("--documents", nargs="*", help="only these document ids")
     p.add_argument("--revise", action="store_true", help="also rewrite the text from the critiques")
     p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
+    p.add_argument("--sensitivity", choices=["relaxed", "balanced", "strict"],
+                   help="how readily sentences are marked (default: the SENSITIVITY setting)")
     p = sub.add_parser("documents", help="list the library, or remove a document")
     p.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
     p.add_argument("ids", nargs="*")
@@ -45,19 +47,23 @@ def main(argv=None):
         settings = load_settings()
         return COMMANDS[args.command](args, settings) or 0
     except SourcecheckError as e:
-        print(f"error ({e.code}): {e.message}", file=sys.stderr)
+        if getattr(args, "json", False):  # `check --json` answers in the API's form, errors included
+            print(json.dumps(error_body(e), ensure_ascii=False))
+        else:
+            print(f"error ({e.code}): {e.message}", file=sys.stderr)
         return 1
 
 
 def serve(args, settings):
     from sourcecheck.app import create_app
     from sourcecheck.security import new_pairing_code
+    from sourcecheck.services import get_services
 
     if args.port:
         settings["PORT"] = args.port
     app = create_app(settings)
-    app.extensions["sourcecheck"].resume_ingest()
-    app.extensions["sourcecheck"].warm_up()
+    get_services(app).resume_ingest()
+    get_services(app).warm_up()
     print(f"Pairing code: {new_pairing_code(settings)}  (enter it in the extension's side panel)", flush=True)
     print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)
     app.run(host=settings["HOST"], port=settings["PORT"], threaded=True, use_reloader=False)
@@ -94,7 +100,8 @@ def check(args, settings):
 
     text = sys.stdin.read() if args.text == "-" else args.text
     svc = Services(settings)
-    options = CheckOptions(revise=args.revise, decompose=args.decompose, top_k=settings["TOP_K"])
+    options = CheckOptions(revise=args.revise, decompose=args.decompose, top_k=settings["TOP_K"],
+                           sensitivity=args.sensitivity)
     result = collect(check_text(text, svc.library(), svc.judge(), args.documents or None, options,
                                 settings["MAX_TEXT_CHARS"]))
     if args.json:
@@ -168,12 +175,11 @@ def models(args, settings):
 def evaluate(args, settings):
     from pathlib import Path
 
-    from sourcecheck.evaluate import evaluate as run
-    from sourcecheck.fitting import fit_calibration
+    from sourcecheck.eval.run import evaluate as run
 
     report = run(args.data, settings, limit=args.limit, seed=args.seed, out=args.out, cache_dir=args.cache,
                  critique=args.critique, decompose=args.decompose, rescore=args.rescore,
-                 shared_evidence=not args.per_sentence_evidence, fit=fit_calibration)
+                 shared_evidence=not args.per_sentence_evidence, fit=True)
     print((Path(args.out) / "results.md").read_text(), end="")
     print(f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png"
           + (", calibration.fitted.json (copy it to backend/sourcecheck/calibration.json to use it)"

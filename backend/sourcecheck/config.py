@@ -1,10 +1,34 @@
 """Settings, declared once: name, default, help. Environment variables use the prefix SOURCECHECK_."""
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository root when run from a checkout
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def checkout_root(package_dir=PACKAGE_DIR):
+    """The repository root when the package runs from a source checkout (editable install), else None."""
+    root = package_dir.parents[1]
+    return root if package_dir.parent.name == "backend" and (root / "pyproject.toml").is_file() else None
+
+
+def user_data_dir(environ=os.environ, platform=sys.platform):
+    """The per-user data folder, by each platform's convention (no platformdirs dependency for this)."""
+    if platform == "win32":
+        base = environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+    elif platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "sourcecheck"
+
+
+def default_data_dir(name, package_dir=PACKAGE_DIR, environ=os.environ):
+    """A checkout keeps its own index/ and models/; an installed package uses the per-user data folder."""
+    root = checkout_root(package_dir)
+    return str((root if root else user_data_dir(environ)) / name)
 
 
 @dataclass(frozen=True)
@@ -17,8 +41,9 @@ class Setting:
 SETTINGS = (
     Setting("HOST", "127.0.0.1", "Address the server binds to."),
     Setting("PORT", 8765, "Port the server listens on."),
-    Setting("INDEX_DIR", str(ROOT / "index"), "Folder of the library: Chroma store, document records, PDF copies."),
-    Setting("MODELS_DIR", str(ROOT / "models"), "Folder holding GGUF model files."),
+    Setting("INDEX_DIR", default_data_dir("index"),
+            "Folder of the library: Chroma store, document records, PDF copies."),
+    Setting("MODELS_DIR", default_data_dir("models"), "Folder holding GGUF model files."),
     Setting("BACKEND", "llama_cpp", "Judge backend: llama_cpp, openai or fake (tests)."),
     Setting("MODEL", "qwen2.5-coder-1.5b-instruct-q4_k_m", "Catalog name or GGUF file name (llama_cpp) or model name (openai)."),
     Setting("N_CTX", 4096, "Context window of the local model, in tokens."),
@@ -33,7 +58,9 @@ SETTINGS = (
     Setting("MAX_UPLOAD_MB", 100, "Largest upload accepted, in megabytes."),
     Setting("TOKEN", "", "Bearer token; empty means one is generated and kept in the index folder."),
     Setting("ALLOWED_HOSTS", "", "Extra Host header values to accept, comma-separated."),
-    Setting("THRESHOLD", 0.5, "p_supported at or above which a sentence counts as supported."),
+    Setting("SENSITIVITY", "balanced", "How readily sentences are marked: relaxed (fewer marks), balanced or strict "
+            "(more marks); a check may ask for another."),
+    Setting("THRESHOLD", 0.5, "p_supported at or above which `sourcecheck eval` counts a sentence as supported."),
     Setting("FAKE_DELAY", 0.0, "Seconds the fake backend takes to write each reply (tests of streaming)."),
 )
 

@@ -15,6 +15,10 @@ class SourcecheckError(Exception):
         if status:
             self.status = status
 
+    def to_dict(self):
+        """The error as every edge writes it: {"code", "message"}."""
+        return {"code": self.code, "message": self.message}
+
 
 class BadRequest(SourcecheckError):
     code, status = "bad_request", 400
@@ -64,6 +68,16 @@ class RateLimited(SourcecheckError):
     code, status = "rate_limited", 429
 
 
-def error_body(code, message, status):
-    """The one error shape every endpoint returns."""
-    return {"ok": False, "error": {"code": code, "message": message}, "status": status}
+class InternalError(SourcecheckError):
+    """A bug or an unexpected failure, wrapped so that it still leaves in the one error shape."""
+
+    code, status = "internal_error", 500
+
+    @classmethod
+    def wrap(cls, e):
+        return cls(f"Something went wrong inside sourcecheck: {e}")
+
+
+def error_body(error):
+    """The one error shape every endpoint returns, for a SourcecheckError."""
+    return {"ok": False, "error": error.to_dict(), "status": error.status}

@@ -14,12 +14,12 @@ class Evidence:
     page: int
     quote: str  # verbatim (whitespace-normalised) text of the page: what the user sees and the viewer finds
     passage: str  # the quote with its neighbouring sentences: what the judge reads
-    score: float  # relevance to the claim, 0..1
-    stance: str = "related"
+    relevance: float  # the rerank score (select_evidence), 0..1: the API's "score"
 
-    def to_dict(self):
+    def to_dict(self, stance="related"):
+        """The API's evidence object; stance is what the judge found this item does (Score.stances)."""
         return {"document_id": self.document_id, "filename": self.filename, "page": self.page,
-                "quote": self.quote, "score": round(self.score, 3), "stance": self.stance}
+                "quote": self.quote, "score": round(self.relevance, 3), "stance": stance}
 
 
 def select_evidence(claim, hits, filenames, k=5):

@@ -1,16 +1,31 @@
 """One claim + its evidence → a verdict: P(Yes) from the model, then a critique for what is not supported."""
 
 import functools
-import json
 import math
 import re
 from collections import OrderedDict
+from dataclasses import dataclass
 from importlib import resources
 from string import Template
 
+from sourcecheck.calibration import calibrated, head_probability, logit
+from sourcecheck.calibration import load as load_calibration
+from sourcecheck.conflict import Conflict, corrected, describe, find_conflict, find_conflicts
 from sourcecheck.evidence import format_sources
 from sourcecheck.text import STOPWORDS, content_words, numbers
 
+NOT_FOUND = "Your PDFs do not say this; the closest passages are shown below."
+# FAVA's type for each kind of conflict conflict.py finds
+CONFLICT_TYPES = {"number": "entity", "year": "entity", "percent": "entity", "negation": "contradictory",
+                  "direction": "relation"}
+# A clause that says what the sources state, unless it denies it ("the excerpts do not mention ...")
+_ATTRIBUTION = re.compile(r"\b(excerpts?|sources?|passages?|papers?|text|documents?|study|studies|authors?)\b"
+                          r".{0,60}?\b(states?|says?|reports?|mentions?|shows?|notes?|indicates?|describes?|lists?|"
+                          r"finds?|found|gives?|is|are|was|were)\b", re.IGNORECASE)
+_DENIAL = re.compile(r"\b(not|no|never|nothing|neither)\b|n't", re.IGNORECASE)
+# p_supported below which a sentence is flagged, per sensitivity, where the head or calibration in use names
+# none of its own (each is fitted on the product-shaped set: docs/quality.md)
+SENSITIVITY = {"relaxed": 0.3, "balanced": 0.5, "strict": 0.7}
 CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-render, a retry) costs nothing
 
 ERROR_TYPES = ("entity", "relation", "contradictory", "invented", "subjective", "unverifiable")
@@ -30,54 +45,61 @@ def prompt(name):
     return Template(resources.files("sourcecheck").joinpath(f"prompts/{name}.txt").read_text(encoding="utf-8"))
 
 
-def load_calibration():
-    return json.loads(resources.files("sourcecheck").joinpath("calibration.json").read_text())
+@dataclass
+class Score:
+    """What scoring one sentence found: its label and calibrated p, and what they were computed from."""
 
-
-def linear(rule, features):
-    """A logistic rule's score, {"weights": {signal: w}, "bias": b} over signal_features(): ≥ 0 means yes."""
-    return rule["bias"] + sum(w * features[name] for name, w in rule["weights"].items())
+    label: str  # supported | contradicted | unsupported
+    p_supported: float  # calibrated
+    p_raw: float  # the model's P(Yes), a product over the claims of a decomposed sentence
+    signals: dict  # signal_features(): what the calibration reads
+    stances: list  # one per evidence item, in the evidence's order: supports | refutes | related
+    # contradicted: a value of the sentence its source states otherwise; supported: sources that disagree
+    # (kind "disagreement"); conflict.py
+    conflict: Conflict = None
+    state: object = None  # the model's hidden state at its answer (numpy float32), when read
 
 
 class Judge:
     """Prompting and parsing for every backend; the model only moves tokens."""
 
-    def __init__(self, model, threshold=0.5, calibration=None):
+    def __init__(self, model, threshold=None, calibration=None, head=None, states=False, sensitivity="balanced"):
+        """head: a verifier head over the model's hidden state (calibration.load_head()), used when it was
+        fitted on this very model and the backend reads states; else the calibrated P(Yes).
+        threshold: p_supported below which a sentence is flagged; default: the sensitivity's, as fitted with
+        the head or calibration in use. states: read the hidden state even without a head (evaluation)."""
         self.model = model
-        self.threshold = threshold
-        shipped = load_calibration()
-        calibration = calibration or shipped
-        # A calibration without a stance rule (a plain Platt refit, a test's) keeps the shipped one.
-        self.calibration = {**calibration, "stance": calibration.get("stance") or shipped.get("stance")}
+        self.calibration = calibration or load_calibration()
+        self.head = head if head and getattr(model, "reads_state", False) and head["model"] == model.name else None
+        self.states = bool(self.head) or (states and getattr(model, "reads_state", False))
+        self.thresholds = {**SENSITIVITY, **((self.head or self.calibration).get("sensitivity") or {})}
+        self.threshold = threshold if threshold is not None else self.thresholds[sensitivity]
         self._system = prompt("system").template.strip()
         self._cache = OrderedDict()
+
+    def prepare(self):
+        """Load the model now; raise ModelError if it cannot work (a clear error before a stream starts)."""
+        self.model.prepare()
 
     def messages(self, name, **fields):
         return [{"role": "system", "content": self._system},
                 {"role": "user", "content": prompt(name).substitute(**fields).strip()}]
 
     def p_yes(self, claim, evidence, shown=None):
-        """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated)."""
+        """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
+        its hidden state at the answer (None unless read)."""
         msgs = self.messages("verify", sources=sources_text(evidence, shown), claim=claim)
-        probs, text = self.model.choose(msgs, ("Yes", "No"))
+        probs, text, state = self.model.choose(msgs, ("Yes", "No"), state=self.states)
         if probs is None:
-            return 1.0 if text.strip().lower().startswith("yes") else 0.0
-        return probs["Yes"]
+            return (1.0 if text.strip().lower().startswith("yes") else 0.0), state
+        return probs["Yes"], state
 
-    def calibrate(self, p, features=None):
-        """The calibrated probability that a claim is supported (calibration.json, fitted on dev data)."""
+    def calibrate(self, p, features=None, state=None):
+        """The probability that a claim is supported: the verifier head where it applies, else the calibrated
+        P(Yes) (calibration.json, fitted on dev data)."""
+        if self.head is not None and state is not None:
+            return head_probability(self.head, state, p)
         return calibrated(p, features, self.calibration)
-
-    def contradicts(self, features):
-        """Whether a claim that is not supported is contradicted (else merely unsupported), by the logistic
-        rule in calibration.json's "stance" over the evidence signals, fitted on dev items whose error type
-        says which (fitting.py). A claim about what its evidence talks about (most of its words are there)
-        is contradicted; one mostly new to it is unsupported. Asking the model "do the excerpts contradict
-        it?" did worse than chance there: it says Yes to most related claims.
-        """
-        rule = self.calibration["stance"]
-        # no rule anywhere (a calibration.json without one): never claim the sources disagree
-        return bool(rule) and linear(rule, features) >= 0.0
 
     def critique(self, claim, evidence, shown=None, label="unsupported"):
         """Critique, FAVA error type (one that fits the label) and a revised claim for an unsupported claim."""
@@ -94,52 +116,86 @@ class Judge:
         claims = [line for line in lines if len(line.split()) >= 3][:4]
         return claims or [sentence]
 
-    def score(self, claim, evidence, decompose=False, shown=None, stance=True):
-        """label and p_supported of one sentence, from single forward passes (no text is generated).
+    def score(self, claim, evidence, decompose=False, shown=None, sensitivity=None):
+        """Score one sentence from single forward passes (no text is generated): a Score.
 
+        sensitivity: "relaxed", "balanced" or "strict" (SENSITIVITY): how readily a sentence is flagged;
+        default: the judge's threshold.
         evidence: this claim's evidence, most relevant last. shown: the evidence block the prompt presents
         when a check shares one block among its sentences (evidence.EvidenceBlock); default: evidence.
-        stance: tell contradicted from unsupported for a claim that is not supported (else "unsupported").
         """
-        key = (claim, tuple(e.passage for e in evidence), decompose)
-        p_raw = self._cache.get(key)
-        if p_raw is None:
+        key = (claim, tuple(e.passage for e in evidence), decompose, self.states)
+        found = self._cache.get(key)
+        if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
-            # Factored Verification: a sentence holds only if all its claims hold.
-            p_raw = math.prod(self.p_yes(c, evidence, shown) for c in claims)
-        self._remember(key, p_raw)
+            answers = [self.p_yes(c, evidence, shown) for c in claims]
+            # Factored Verification: a sentence holds only if all its claims hold. A decomposed sentence's
+            # state is its weakest claim's.
+            found = math.prod(p for p, _ in answers), min(answers, key=lambda a: a[0])[1]
+        self._remember(key, found)
+        p_raw, state = found
         # Calibrated on every call: the cache keeps the model's raw scores.
-        features = signal_features(claim, evidence, p_raw)
-        p = self.calibrate(p_raw, features)
-        if p >= self.threshold:
+        conflict, disagreement = find_conflicts(claim, evidence)
+        signals = {**signal_features(claim, evidence, p_raw), "conflict": float(conflict is not None)}
+        if conflict:  # what was found, for evaluation (whatever the label)
+            signals["conflict_found"] = conflict.to_dict()
+        p = self.calibrate(p_raw, signals, state)
+        stances = ["related"] * len(evidence)
+        if p >= (self.thresholds[sensitivity] if sensitivity else self.threshold):
             label = "supported"
+            if disagreement:  # the card shows both documents
+                stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
+            elif evidence:
+                stances[-1] = "supports"
+        elif conflict:  # red only for a conflict found in the source, shown with both values
+            label = "contradicted"
+            stances[conflict.evidence] = "refutes"
         else:
-            label = "contradicted" if stance and self.contradicts(features) else "unsupported"
-        for e in evidence:
-            e.stance = "related"
-        if evidence and label != "unsupported":
-            evidence[-1].stance = "supports" if label == "supported" else "refutes"
-        return {"label": label, "p_supported": p}
+            label = "unsupported"
+        found = conflict if label == "contradicted" else disagreement if label == "supported" else None
+        return Score(label, p, p_raw, signals, stances, found, state)
 
-    def explain(self, claim, evidence, label, shown=None):
-        """error_type, critique and revised for a scored sentence (what its card shows)."""
-        if label == "supported":
+    def explain(self, claim, evidence, score, shown=None):
+        """error_type, critique and revised for a scored sentence (what its card shows), each checked first:
+        a found conflict is stated from the data; a model critique that misstates the sources is replaced by a
+        plain true sentence; a revision is kept only if it differs from the sentence and scores supported."""
+        if score.label == "supported":
+            if score.conflict:  # one document says what the sentence says, another says otherwise
+                agree, other = evidence[score.conflict.agrees], evidence[score.conflict.evidence]
+                note = describe(score.conflict, other.filename, other.page, (agree.filename, agree.page))
+                return {"error_type": None, "critique": note, "revised": None}
             return {"error_type": None, "critique": _supported_note(evidence), "revised": None}
-        key = ("explain", claim, tuple(e.passage for e in evidence), label)
-        if key not in self._cache:
-            self._remember(key, self.critique(claim, evidence, shown, label))
-        return dict(self._cache[key])
+        key = ("explain", claim, tuple(e.passage for e in evidence), score.label)
+        if key in self._cache:
+            return dict(self._cache[key])
+        if score.conflict:
+            source = evidence[score.conflict.evidence]
+            found = {"error_type": CONFLICT_TYPES[score.conflict.kind],
+                     "critique": describe(score.conflict, source.filename, source.page),
+                     "revised": corrected(claim, score.conflict)}
+        else:
+            found = self.critique(claim, evidence, shown, score.label)
+            if not critique_is_sound(found["critique"], claim, evidence):
+                found["critique"] = NOT_FOUND
+        if found["revised"] and not self.revision_holds(claim, found["revised"], evidence, shown):
+            found["revised"] = None
+        self._remember(key, found)
+        return dict(found)
+
+    def revision_holds(self, claim, revised, evidence, shown=None):
+        """A revision is worth showing when it changes the sentence and its sources support it (one more pass)."""
+        if _normal(revised) == _normal(claim) or find_conflict(revised, evidence):
+            return False
+        p_raw, state = self.p_yes(revised, evidence, shown)
+        return self.calibrate(p_raw, signal_features(revised, evidence, p_raw), state) >= self.threshold
 
     def verdict(self, claim, evidence, decompose=False, critique=True, shown=None):
-        """score() and, with critique, explain(): one sentence's whole verdict at once.
-
-        critique=False: a sentence that is not supported is "unsupported" with no error type, critique or
-        revision (evaluation needs only the scores).
-        """
-        v = self.score(claim, evidence, decompose, shown, stance=critique)
-        if critique or v["label"] == "supported":
-            return {**v, **self.explain(claim, evidence, v["label"], shown)}
-        return {**v, "error_type": None, "critique": None, "revised": None}
+        """score() and, with critique, explain(): one sentence's label, p_supported and card text at once."""
+        v = self.score(claim, evidence, decompose, shown)
+        out = {"label": v.label, "p_supported": v.p_supported}
+        if critique or v.label == "supported":
+            return {**out, **self.explain(claim, evidence, v, shown)}
+        return {**out, "error_type": None, "critique": None, "revised": None}
 
     def _remember(self, key, value):
         self._cache[key] = value
@@ -156,22 +212,6 @@ class Judge:
         return self.model.complete(msgs, max_tokens=max(200, len(text) // 3)).strip() or text
 
 
-def calibrated(p, features, calibration):
-    """P(supported) from the raw P(Yes): Platt scaling ({"a", "b"}), or a logistic model over the signals
-    of signal_features() ({"weights": {name: w}, "bias": b}), the consistency + factuality paper's way of
-    combining the judge with cheap checks (fitting.py fits it; docs/quality.md: not kept so far)."""
-    if "weights" in calibration and features is not None:
-        z = linear(calibration, features)
-    else:
-        z = calibration.get("a", 1.0) * _logit(p) + calibration.get("b", 0.0)
-    return 1.0 / (1.0 + math.exp(-z))
-
-
-def _logit(p):
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p / (1 - p))
-
-
 def signal_features(claim, evidence, p_raw):
     """Signals besides the judge's P(Yes): how much of the claim the evidence contains, word for word."""
     found_text = " ".join(e.passage for e in evidence)
@@ -181,11 +221,11 @@ def signal_features(claim, evidence, p_raw):
     words = {w for w in content_words(claim) if w.replace(",", "") not in claim_numbers}
     names = {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+", claim)} - STOPWORDS
     return {
-        "logit_p": _logit(p_raw),
+        "logit_p": logit(p_raw),
         "overlap": len(words & found_words) / len(words) if words else 1.0,
         "numbers_missing": len(claim_numbers - found_numbers) / len(claim_numbers) if claim_numbers else 0.0,
         "names_missing": len(names - found_words) / len(names) if names else 0.0,
-        "similarity": max((e.score for e in evidence), default=0.0),
+        "rerank": max((e.relevance for e in evidence), default=0.0),
     }
 
 
@@ -200,6 +240,26 @@ def sources_text(evidence, shown=None):
         if best:
             text += f"\n(The excerpt most relevant to the claim is [{best}].)"
     return text
+
+
+def critique_is_sound(critique, claim, evidence):
+    """False when a critique says the sources state something of the sentence's own that they do not: the
+    sentence's numbers or names put in the sources' mouth (a small model swaps claim and source)."""
+    found = " ".join(e.passage for e in evidence)
+    found_words, found_numbers = set(content_words(found)), numbers(found)
+    own = {n for n in numbers(claim) if n not in found_numbers}
+    own_names = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", claim)} - found_words - STOPWORDS
+    for clause in re.split(r"(?<=[.;])\s+|,?\s+(?:but|while|whereas|however)\s+", critique):
+        if not _ATTRIBUTION.search(clause) or _DENIAL.search(clause):
+            continue
+        if (numbers(clause) & own or numbers(clause) - found_numbers
+                or {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", clause)} & own_names):
+            return False
+    return True
+
+
+def _normal(text):
+    return " ".join(content_words(text))
 
 
 def _supported_note(evidence):

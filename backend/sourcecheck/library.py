@@ -37,7 +37,7 @@ class Hit:
     text: str
     similarity: float  # cosine similarity of the query and the chunk
     lexical: float = 0.0  # BM25 score of the query in the chunk
-    score: float = 0.0  # fused rank score: higher is more relevant
+    fused: float = 0.0  # reciprocal-rank fusion of the dense and lexical ranks: higher is more relevant
 
 
 class Library:
@@ -182,6 +182,23 @@ class Library:
         self.get(doc_id)
         return self._file(doc_id)
 
+    def chunk_texts(self):
+        """The text of every chunk in the index."""
+        with self._lock:
+            return self._collection.get(include=["documents"])["documents"]
+
+    def add_chunks(self, ids, texts, vectors, metadatas):
+        """Index chunks whose embeddings are known (the bench's synthetic library); no document record."""
+        with self._lock:
+            self._collection.add(ids=ids, documents=texts, embeddings=vectors, metadatas=metadatas)
+            if self._bm25 is not None:
+                self._bm25.add(ids, texts, metadatas)
+
+    def close(self):
+        """Drop an in-memory library's chunks: Chroma's in-memory client outlives the Library object."""
+        if self.path is None:
+            self._client.delete_collection(self._collection.name)
+
     def counts(self):
         with self._lock:
             return {"documents": len(self._docs), "chunks": self._collection.count()}
@@ -211,17 +228,22 @@ class Library:
             for rank, (cid, text, meta, dist) in enumerate(zip(dense["ids"][qi], dense["documents"][qi],
                                                                 dense["metadatas"][qi], dense["distances"][qi])):
                 hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
-                                similarity=1.0 - dist, score=1.0 / (60 + rank))
+                                similarity=1.0 - dist, fused=1.0 / (60 + rank))
             for rank, (cid, lex, text, meta) in enumerate(lexical[qi]):
                 hit = hits.get(cid)
                 if hit is None:
                     hit = hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
                                           similarity=float("nan"))
                 hit.lexical = lex
-                hit.score += 1.0 / (60 + rank)
+                hit.fused += 1.0 / (60 + rank)
             self._fill_similarity(vectors[qi], [h for h in hits.values() if math.isnan(h.similarity)])
-            results.append(sorted(hits.values(), key=lambda h: -h.score)[:k])
+            results.append(sorted(hits.values(), key=lambda h: -h.fused)[:k])
         return results
+
+    def dense_search(self, vector, candidates=20):
+        """Chroma's dense search alone for one query vector (what hybrid search adds to: the bench's baseline)."""
+        return self._collection.query(query_embeddings=[vector], n_results=candidates,
+                                      include=["documents", "metadatas", "distances"])
 
     def _fill_similarity(self, vector, hits):
         if not hits:
@@ -230,6 +252,10 @@ class Library:
         by_id = dict(zip(got["ids"], got["embeddings"]))
         for h in hits:
             h.similarity = float(np.dot(vector, by_id[h.chunk_id])) if h.chunk_id in by_id else 0.0
+
+    def load_lexical(self):
+        """Read the lexical index now (else the first search does); returns how many chunks it holds."""
+        return len(self._bm25_index())
 
     def _bm25_index(self):
         """The lexical index, read from Chroma once per process and then kept up to date in place."""

@@ -1,20 +1,41 @@
-"""The heavy objects one app or CLI run shares, created on first use: library, model, judge, ingest worker."""
+"""The objects one app or CLI run shares, created on first use: settings, guard, library, model, judge, ingest."""
 
 import queue
 import threading
 
 from sourcecheck.embeddings import make_embedding_function
+from sourcecheck.calibration import load_head
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm import load_model
+from sourcecheck.security import Guard
+
+EXTENSION = "sourcecheck"  # the key of the Services in app.extensions
+
+
+def get_services(app=None):
+    """The one way to reach an app's Services (the current Flask app's when app is None)."""
+    if app is None:
+        from flask import current_app  # imported here: the CLI's commands without an app need no Flask
+
+        app = current_app
+    return app.extensions[EXTENSION]
 
 
 class Services:
+    """Settings plus lazily created services; create_app puts one on app.extensions."""
+
     def __init__(self, settings):
         self.settings = settings
         self._lock = threading.Lock()
-        self._library = self._model = self._judge = None
+        self._library = self._model = self._judge = self._guard = None
         self._queue = None
+
+    def guard(self):
+        with self._lock:
+            if self._guard is None:
+                self._guard = Guard(self.settings)  # reads (or creates) the token in the index folder
+            return self._guard
 
     def library(self):
         with self._lock:
@@ -33,7 +54,7 @@ class Services:
         model = self.model()
         with self._lock:
             if self._judge is None:
-                self._judge = Judge(model, threshold=self.settings["THRESHOLD"])
+                self._judge = Judge(model, head=load_head(), sensitivity=self.settings["SENSITIVITY"])
             return self._judge
 
     def queue_ingest(self, doc_id):
@@ -59,7 +80,7 @@ class Services:
             try:
                 library = self.library()
                 library.search("warm up")  # the embedding model and the lexical index
-                self.model().prepare()
+                self.judge().prepare()
             except Exception:  # a missing or broken model is reported by /health and by the first check
                 pass
 

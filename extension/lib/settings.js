@@ -5,6 +5,7 @@
   const DEFAULTS = Object.freeze({
     backendUrl: "http://127.0.0.1:8765", // where `scripts/serve` listens by default
     showSupported: false,                // also mark sentences the sources back
+    sensitivity: "balanced",             // how readily sentences are marked: relaxed | balanced | strict
     token: "",                           // from POST /pair
   });
 

@@ -306,6 +306,7 @@
   S.load(B.get).then((s) => {
     $("backend-url").value = s.backendUrl;
     $("show-supported").checked = !!s.showSupported;
+    $("sensitivity").value = s.sensitivity;
   });
 
   $("settings-form").addEventListener("submit", async (e) => {
@@ -318,7 +319,7 @@
       return;
     }
     const before = await S.load(B.get);
-    const items = { backendUrl: url, showSupported: $("show-supported").checked };
+    const items = { backendUrl: url, showSupported: $("show-supported").checked, sensitivity: $("sensitivity").value };
     // A token belongs to one backend; a new address needs pairing again.
     if (url !== before.backendUrl) items.token = "";
     await B.set(items);
@@ -327,6 +328,8 @@
     refreshStatus();
   });
   $("show-supported").addEventListener("change", () => B.set({ showSupported: $("show-supported").checked }));
+  // Takes effect with the next check; the card keeps showing each sentence's probability.
+  $("sensitivity").addEventListener("change", () => B.set({ sensitivity: $("sensitivity").value }));
 
   refreshStatus();
   setInterval(() => { if (!document.hidden) refreshStatus(); }, 5000);

@@ -132,3 +132,16 @@ def test_show_supported_setting_marks_supported_sentences(ext, chat):
     assert len(marks) == 3
     panel.uncheck("#show-supported")
     wait_until(lambda: "sourcecheck-supported" not in chat.evaluate(HIGHLIGHTS_JS), what="supported marks gone")
+
+
+def test_the_sensitivity_setting_goes_with_each_check(ext, chat, backend):
+    panel = ext.open_panel()
+    wait_until(lambda: panel.locator("#sensitivity").input_value() == "balanced", what="the default sensitivity")
+    panel.select_option("#sensitivity", "strict")
+    wait_until(lambda: ext.stored().get("sensitivity") == "strict", what="the stored sensitivity")
+    # The check sends it: a value the backend does not know comes back as its clear 400, shown on the page.
+    ext.storage({"backendUrl": backend.url, "token": backend.token, "sensitivity": "paranoid"})
+    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    ext.check_tab(chat)
+    toast = wait_until(lambda: ShadowUI(chat).shown("toast", "error"), what="the error toast")
+    assert "sensitivity" in ShadowUI.text(toast).lower()

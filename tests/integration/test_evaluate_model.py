@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from sourcecheck.config import ROOT, load_settings
-from sourcecheck.evaluate import evaluate
-from sourcecheck.fitting import fit_calibration
-from sourcecheck.judge import load_calibration
+from sourcecheck.config import load_settings
+from support import ROOT  # the checkout: the GGUF and the benchmarks next to it
+from sourcecheck.calibration import load as load_calibration
+from sourcecheck.eval.run import evaluate
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
@@ -32,7 +32,7 @@ def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "reliability.png").exists()
     # a second run is served from the cache: no record is checked again
     again = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None,
-                     fit=fit_calibration)
+                     fit=True)
     assert again["datasets"]["wice"]["timing"]["this_run_records"] == 0
     # and the calibration fitted from those real scores: the score model, and WiCE has no error types to
     # fit a stance on, so the shipped rule is carried over

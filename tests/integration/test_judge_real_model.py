@@ -5,7 +5,8 @@ import pytest
 
 from sourcecheck.config import load_settings
 from sourcecheck.evidence import Evidence
-from sourcecheck.judge import CONTRADICTING, Judge
+from sourcecheck.calibration import load_head
+from sourcecheck.judge import Judge
 from sourcecheck.llm import load_model
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
@@ -20,13 +21,19 @@ def evidence():
 
 def test_scores_tell_supported_contradicted_and_unsupported_apart(real_model_path):
     settings = load_settings({"MODELS_DIR": str(real_model_path.parent), "BACKEND": "llama_cpp"})
-    judge = Judge(load_model(settings))
+    judge = Judge(load_model(settings), head=load_head())
     right = judge.score("FAVA was trained on 35,074 training instances.", evidence())
-    # (3 of its 4 words are on the page, the number is not: about what the page says, so contradicted)
     wrong = judge.score("FAVA was trained on 350,000 training instances.", evidence())
     invented = judge.score("The FAVA authors also released a mobile app for checking news articles.", evidence())
-    assert right["label"] == "supported" and right["p_supported"] >= 0.5
-    assert wrong["label"] == "contradicted" and wrong["p_supported"] < 0.5
-    assert invented["label"] == "unsupported" and invented["p_supported"] < 0.5
-    found = judge.explain("FAVA was trained on 350,000 training instances.", evidence(), "contradicted")
-    assert found["error_type"] in CONTRADICTING and found["critique"]
+    assert right.label == "supported" and right.p_supported >= 0.5
+    # red because the page gives another number for the same thing, and the card says which
+    assert wrong.label == "contradicted" and wrong.p_supported < 0.5
+    assert (wrong.conflict.claim_value, wrong.conflict.source_value) == ("350,000", "35,074")
+    assert invented.label == "unsupported" and invented.p_supported < 0.5 and invented.conflict is None
+    found = judge.explain("FAVA was trained on 350,000 training instances.", evidence(), wrong)
+    assert found["error_type"] == "entity" and "350,000" in found["critique"] and "35,074" in found["critique"]
+    # the correction is scored against the page by the real model before it is shown
+    assert found["revised"] == "FAVA was trained on 35,074 training instances."
+    made_up = judge.explain("The FAVA authors also released a mobile app for checking news articles.", evidence(),
+                            invented)
+    assert made_up["error_type"] in {"invented", "unverifiable", "subjective"} and made_up["critique"]

@@ -44,9 +44,9 @@ def real_model_path_module():
 @pytest.mark.model
 def test_judge_through_llama_cpp_server(llama_server):
     judge = Judge(OpenAIModel(llama_server, "qwen", timeout=600), calibration={"a": 1.0, "b": 0.0})
-    right = judge.p_yes("The main span is 1,280 meters long.", SPAN)
-    wrong = judge.p_yes("The main span is 2,000 meters long.", SPAN)
-    assert right > 0.5 > wrong
+    (right, state), (wrong, _) = (judge.p_yes("The main span is 1,280 meters long.", SPAN),
+                                  judge.p_yes("The main span is 2,000 meters long.", SPAN))
+    assert right > 0.5 > wrong and state is None  # an API gives no hidden state
     found = judge.critique("The main span is 2,000 meters long.", SPAN)
     assert found["critique"] and found["error_type"]
 
@@ -121,8 +121,10 @@ def test_custom_server_never_gets_the_openai_key(monkeypatch):
             '"message":{"role":"assistant","content":"Yes"},"finish_reason":"stop"}]}'
     server, handler, url = serve(reply)
     try:
-        probs, text = OpenAIModel(url, "m").choose([{"role": "user", "content": "hi"}], ("Yes", "No"))
+        probs, text, state = OpenAIModel(url, "m").choose([{"role": "user", "content": "hi"}], ("Yes", "No"),
+                                                          state=True)
         assert probs is None and text == "Yes"  # no logprobs in the reply: the caller parses the text
+        assert state is None  # an API has no hidden state, even when asked
         assert "sk-secret-for-openai-only" not in str(handler.seen[-1])
         OpenAIModel(url, "m", api_key="given-key").complete([{"role": "user", "content": "hi"}])
         assert handler.seen[-1]["authorization"] == "Bearer given-key"

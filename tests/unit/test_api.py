@@ -5,6 +5,7 @@ import pytest
 from support import make_client
 from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.app import create_app
+from sourcecheck.services import get_services
 
 EXT = "chrome-extension://abcdefghijklmnop"
 
@@ -16,7 +17,7 @@ def upload(client, *paths):
 
 def ready_library(client, app, *paths):
     docs = upload(client, *paths).get_json()["documents"]
-    app.extensions["sourcecheck"].wait_idle()
+    get_services(app).wait_idle()
     return docs
 
 
@@ -93,7 +94,7 @@ def test_upload_list_get_file_delete(client, app, fava_pdf, bridge_pdf):
     assert resp.status_code == 202
     docs = resp.get_json()["documents"]
     assert [d["filename"] for d in docs] == ["fava.pdf", "bridge.pdf"]
-    app.extensions["sourcecheck"].wait_idle()
+    get_services(app).wait_idle()
     listed = client.get("/api/v1/documents").get_json()["documents"]
     assert {d["status"] for d in listed} == {"ready"}
     got = client.get(f"/api/v1/documents/{docs[0]['id']}").get_json()["document"]
@@ -158,6 +159,12 @@ def test_check_errors(client, app, bridge_pdf):
                  "bad_request")
     assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.", "documents": ["d_x"]}), 404,
                  "document_not_found")
+    for sensitivity in ("paranoid", 3):
+        assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.",
+                                                        "options": {"sensitivity": sensitivity}}), 400, "bad_request")
+    ok = client.post("/api/v1/check", json={"text": "The bridge is orange.", "options": {"sensitivity": "strict"}},
+                     headers={"Accept": "application/json"})
+    assert ok.status_code == 200 and len(ok.get_json()["verdicts"]) == 1  # a known sensitivity is taken
 
 
 def test_missing_model_is_a_clear_503(settings, bridge_pdf, tmp_path):
@@ -175,7 +182,7 @@ def test_model_failure_mid_stream_ends_with_an_error_event(client, app, bridge_p
     from sourcecheck.errors import ModelError
 
     ready_library(client, app, bridge_pdf)
-    app.extensions["sourcecheck"].model().enqueue(ModelError("Cannot reach the server.", code="model_unreachable"))
+    get_services(app).model().enqueue(ModelError("Cannot reach the server.", code="model_unreachable"))
     resp = client.post("/api/v1/check", json={"text": "The bridge is painted International Orange."})
     events = [json.loads(line) for line in resp.data.decode().splitlines()]
     assert [e["type"] for e in events] == ["sentences", "error"]

@@ -4,7 +4,7 @@ import pytest
 
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.errors import EmptyLibrary, EmptyText, NotFound, TextTooLong
+from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, TextTooLong
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
@@ -23,9 +23,7 @@ def library(fava_pdf, bridge_pdf):
 
 
 def judge(model=None):
-    # raw scores; contradicted iff at least 60 % of the claim's content words are in its evidence
-    return Judge(model or FakeModel(), calibration={"a": 1.0, "b": 0.0,
-                                                    "stance": {"weights": {"overlap": 2.5}, "bias": -1.5}})
+    return Judge(model or FakeModel(), calibration={"a": 1.0, "b": 0.0})  # raw scores
 
 
 def test_events_come_in_order_with_labels_evidence_and_summary(library):
@@ -42,11 +40,18 @@ def test_events_come_in_order_with_labels_evidence_and_summary(library):
         (2, "contradicted", True), (3, "unsupported", True)]
     assert all(e["critique"] is None and e["error_type"] is None for e in events[2:4])
     kinds = [kind for kind, _ in model.history]
-    assert kinds == ["choose"] * 3 + ["complete"] * 2  # 3 P(Yes), no text before the verdicts
+    assert kinds[:3] == ["choose"] * 3  # 3 P(Yes), no text before the verdicts
+    # the conflict is stated from the data; only the unsupported sentence gets a model-written critique, and
+    # each revision is scored against its evidence before it is shown (one more P(Yes))
+    assert kinds[3:].count("complete") == 1 and kinds[3] == "choose"
     opened, span, robots = events[1], events[4], events[5]
     assert (opened["index"], opened["label"]) == (1, "supported")
     assert span["label"] == "contradicted" and span["error_type"] == "entity"
     assert span["revised"] == "Its main span is 1,280 meters long."
+    assert span["critique"].startswith("The sentence says 2,000; bridge.pdf, page 1 says 1,280")
+    assert span["conflict"] == {"kind": "number", "claim_value": "2,000", "source_value": "1,280",
+                                "quote": "Its main span is 1,280 meters long, and for 27 years it was the longest "
+                                         "suspension bridge span in the world."}
     assert robots["label"] == "unsupported" and robots["error_type"] == "unverifiable"
     top = opened["evidence"][0]
     assert top["filename"] == "bridge.pdf" and top["page"] == 1 and top["stance"] == "supports"
@@ -132,3 +137,22 @@ def test_a_repeated_check_is_answered_from_the_verdict_cache(library):
     assert len(model.history) == calls  # no model call the second time
     strip = [{k: v for k, v in e.items() if k != "elapsed_ms"} for e in first]
     assert strip == [{k: v for k, v in e.items() if k != "elapsed_ms"} for e in again]
+
+
+def test_the_sensitivity_changes_which_sentences_are_marked(library):
+    text = "The Golden Gate Bridge opened to traffic on May 27, 1937."
+    labels = {}
+    for sensitivity in ("relaxed", "balanced", "strict"):
+        model = FakeModel()
+        model.enqueue({"Yes": 0.6, "No": 0.4})
+        events = list(check_text(text, library, judge(model), options=CheckOptions(sensitivity=sensitivity,
+                                                                                   critique=False)))
+        labels[sensitivity] = events[1]["label"]
+        assert events[1]["p_supported"] == pytest.approx(0.6)  # the card's probability does not move
+    assert labels == {"relaxed": "supported", "balanced": "supported", "strict": "unsupported"}
+
+
+def test_an_unknown_sensitivity_is_refused_before_any_event(library):
+    with pytest.raises(BadRequest) as err:
+        check_text("The bridge is orange.", library, judge(), options=CheckOptions(sensitivity="paranoid"))
+    assert "relaxed, balanced, strict" in err.value.message

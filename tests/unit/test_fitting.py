@@ -1,16 +1,16 @@
-"""Fitting calibration.json: the score and stance models, multiple-instance items, leave-one-set-out."""
+"""Fitting calibration.json: the score model, multiple-instance items, leave-one-set-out; the conflict finder measured."""
 
 import math
 
 import numpy as np
 import pytest
 
-from sourcecheck import fitting
-from sourcecheck.fitting import fit_calibration, score_items, stance_items
+from sourcecheck.eval import fitting
+from sourcecheck.eval.fitting import fit_calibration, score_items, stance_items
 from sourcecheck.text import split_sentences
 
 IDENTITY = {"a": 1.0, "b": 0.0}
-ALL_FEATURES = ("logit_p", "overlap", "numbers_missing", "names_missing", "similarity")
+ALL_FEATURES = ("logit_p", "overlap", "numbers_missing", "names_missing", "rerank")
 
 
 def synthetic(rng, n_records, per_text=False):
@@ -25,7 +25,9 @@ def synthetic(rng, n_records, per_text=False):
             p_raw, overlap, names = float(rng.uniform(0.02, 0.98)), float(rng.random()), float(rng.random() < 0.5)
             truth = 1.5 * math.log(p_raw / (1 - p_raw)) + 3 * overlap - 2 + rng.logistic() > 0
             features = dict.fromkeys(ALL_FEATURES, 0.0)
-            features.update(logit_p=math.log(p_raw / (1 - p_raw)), overlap=overlap, names_missing=names)
+            # the conflict finder: right on contradictions with much overlap, wrong on a tenth of the rest
+            features.update(logit_p=math.log(p_raw / (1 - p_raw)), overlap=overlap, names_missing=names,
+                            conflict=float(overlap > 0.5 if not truth else (r + i) % 10 == 0))
             verdicts.append({"index": s["index"], "label": "supported", "p": p_raw, "p_raw": p_raw,
                              "features": features})
             types = [] if truth else (["contradicted"] if overlap > 0.5 else ["not_enough_evidence"])
@@ -48,17 +50,15 @@ def data():
 
 def test_the_fit_finds_the_signals_and_helps_sets_it_was_not_fitted_on(data, monkeypatch):
     monkeypatch.setattr(fitting, "SCORE_FEATURES", ("logit_p", "overlap"))
-    fit = fit_calibration(data, {**IDENTITY, "stance": {"weights": {"overlap": 1.0}, "bias": -0.9}})
+    fit = fit_calibration(data, IDENTITY)
     weights = fit["calibration"]["weights"]
     assert weights["logit_p"] == pytest.approx(1.5, abs=0.6) and weights["overlap"] == pytest.approx(3, abs=1.2)
     for name in ("one", "two"):
         assert fit["per_set"][name]["held_out_fit"] > fit["per_set"][name]["current"] + 0.02
     # a text-labelled set, scored by the any-sentence rule, learnt from the sentences of the other two
     assert fit["per_set"]["texts"]["held_out_fit"] > 0.7
-    stance = fit["calibration"]["stance"]
-    assert -stance["bias"] / stance["weights"]["overlap"] == pytest.approx(0.5, abs=0.1)  # the boundary is found
-    assert fit["per_set"]["one"]["stance_held_out_fit"] > 0.9
-    assert fit["per_set"]["one"]["stance_current"] < 0.6  # the given rule's boundary (0.9) is far off
+    # the conflict finder is measured on the typed errors, not fitted: it tells them apart exactly here
+    assert fit["per_set"]["one"]["stance_items"] > 20 and fit["per_set"]["one"]["stance_conflict"] == 1.0
 
 
 def test_a_text_labelled_set_teaches_every_sentence_of_a_right_text_and_the_weakest_of_a_wrong_one(data):
@@ -75,5 +75,5 @@ def test_a_text_labelled_set_teaches_every_sentence_of_a_right_text_and_the_weak
 def test_no_fit_from_a_cache_without_the_answers_it_needs(data):
     for _, result in data["one"]:
         for v in result["verdicts"]:
-            del v["features"]["overlap"]
+            del v["features"]["logit_p"]
     assert fit_calibration(data, IDENTITY) is None

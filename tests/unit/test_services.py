@@ -1,5 +1,9 @@
+import threading
+
+from support import make_client
+from sourcecheck.app import create_app
 from sourcecheck.config import load_settings
-from sourcecheck.services import Services
+from sourcecheck.services import Services, get_services
 
 
 def test_warm_up_loads_the_lexical_index_and_the_model_in_the_background(settings, fava_pdf):
@@ -15,9 +19,13 @@ def test_warm_up_loads_the_lexical_index_and_the_model_in_the_background(setting
     assert svc._model is not None and svc._model.loaded()
 
 
-def test_warm_up_with_a_missing_model_ends_quietly(settings, tmp_path):
-    svc = Services(load_settings({**settings, "BACKEND": "llama_cpp", "MODELS_DIR": str(tmp_path / "no-models")}))
-    thread = svc.warm_up()
+def test_warm_up_with_a_missing_model_ends_quietly(settings, tmp_path, monkeypatch):
+    uncaught = []
+    monkeypatch.setattr(threading, "excepthook", uncaught.append)  # a thread that dies of an exception
+    app = create_app({**settings, "BACKEND": "llama_cpp", "MODELS_DIR": str(tmp_path / "no-models")})
+    thread = get_services(app).warm_up()
     thread.join(timeout=60)
     assert not thread.is_alive()
-    assert svc.model().available() is False and not svc.model().loaded()
+    assert uncaught == []  # the missing model did not escape the warm-up thread
+    model = make_client(app).get("/api/v1/health").get_json()["model"]
+    assert model["available"] is False and model["loaded"] is False  # the server says so instead

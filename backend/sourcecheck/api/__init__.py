@@ -1,7 +1,1 @@
-"""HTTP edges: thin blueprints that parse, call the core and return dicts."""
-
-from flask import current_app
-
-
-def get_services():
-    return current_app.extensions["sourcecheck"]
+"""HTTP edges: thin blueprints that parse, call the core and return dicts (services via get_services())."""

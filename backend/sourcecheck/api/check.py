@@ -3,11 +3,11 @@
 import json
 import logging
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, request
 
-from sourcecheck.api import get_services
 from sourcecheck.check import CheckOptions, check_text, collect
-from sourcecheck.errors import BadRequest, SourcecheckError
+from sourcecheck.errors import BadRequest, InternalError, SourcecheckError
+from sourcecheck.services import get_services
 
 bp = Blueprint("check", __name__)
 log = logging.getLogger(__name__)
@@ -25,13 +25,16 @@ def check():
         raise BadRequest("'documents' must be a list of document ids.")
     if not isinstance(raw, dict):
         raise BadRequest("'options' must be an object.")
-    options = CheckOptions(revise=bool(raw.get("revise")), decompose=bool(raw.get("decompose")),
-                           top_k=current_app.config["SOURCECHECK"]["TOP_K"])
+    sensitivity = raw.get("sensitivity")
+    if sensitivity is not None and not isinstance(sensitivity, str):
+        raise BadRequest("'options.sensitivity' must be one of relaxed, balanced, strict.")
     svc = get_services()
-    library = svc.library()
-    events = check_text(text, library, svc.judge(), documents or None, options,
-                        max_chars=current_app.config["SOURCECHECK"]["MAX_TEXT_CHARS"])
-    svc.model().prepare()  # a missing or broken model is a clear 503 now rather than an error mid-stream
+    options = CheckOptions(revise=bool(raw.get("revise")), decompose=bool(raw.get("decompose")),
+                           top_k=svc.settings["TOP_K"], sensitivity=sensitivity)
+    judge = svc.judge()
+    events = check_text(text, svc.library(), judge, documents or None, options,
+                        max_chars=svc.settings["MAX_TEXT_CHARS"])
+    judge.prepare()  # a missing or broken model is a clear 503 now rather than an error mid-stream
     if request.accept_mimetypes.best == "application/json":
         return collect(events)
     return Response(stream(events), mimetype="application/x-ndjson", headers={"X-Accel-Buffering": "no"})
@@ -42,7 +45,12 @@ def stream(events):
         for event in events:
             yield json.dumps(event) + "\n"
     except SourcecheckError as e:
-        yield json.dumps({"type": "error", "error": {"code": e.code, "message": e.message}}) + "\n"
+        yield error_event(e)
     except Exception as e:  # the stream has started: the status is sent, so the error goes in the stream
         log.exception("check failed")
-        yield json.dumps({"type": "error", "error": {"code": "internal_error", "message": str(e)}}) + "\n"
+        yield error_event(InternalError.wrap(e))
+
+
+def error_event(e):
+    """The stream's last line when a check fails after the response has started."""
+    return json.dumps({"type": "error", "error": e.to_dict()}) + "\n"

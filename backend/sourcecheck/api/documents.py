@@ -2,8 +2,8 @@
 
 from flask import Blueprint, request, send_file
 
-from sourcecheck.api import get_services
 from sourcecheck.errors import BadRequest, SourcecheckError
+from sourcecheck.services import get_services
 
 bp = Blueprint("documents", __name__)
 
@@ -22,7 +22,7 @@ def upload():
         except SourcecheckError as e:
             if len(files) == 1:
                 raise
-            rejected.append({"filename": f.filename, "error": {"code": e.code, "message": e.message}})
+            rejected.append({"filename": f.filename, "error": e.to_dict()})
             continue
         if created or doc["status"] == "queued":
             svc.queue_ingest(doc["id"])

@@ -1,10 +1,12 @@
-"""GET /health and POST /pair."""
+"""GET /health, POST /pair and GET /openapi.json (the contract, docs/api.md in machine form)."""
 
-from flask import Blueprint, current_app, request
+from importlib import resources
+
+from flask import Blueprint, Response, request
 
 from sourcecheck import __version__
-from sourcecheck.api import get_services
 from sourcecheck.errors import BadRequest
+from sourcecheck.services import get_services
 
 bp = Blueprint("meta", __name__)
 
@@ -12,10 +14,9 @@ bp = Blueprint("meta", __name__)
 @bp.get("/health")
 def health():
     svc = get_services()
-    guard = current_app.extensions["sourcecheck_guard"]
-    model = svc.model()
-    return {"ok": True, "version": __version__, "paired": guard.is_valid(request.headers.get("Authorization")),
-            "model": model.info(), "library": svc.library().counts()}
+    paired = svc.guard().is_valid(request.headers.get("Authorization"))
+    return {"ok": True, "version": __version__, "paired": paired, "model": svc.model().info(),
+            "library": svc.library().counts()}
 
 
 @bp.post("/pair")
@@ -23,4 +24,11 @@ def pair():
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("code"), str):
         raise BadRequest('Send {"code": "123-456"}, the code the server printed.')
-    return {"ok": True, "token": current_app.extensions["sourcecheck_guard"].pair(body["code"])}
+    return {"ok": True, "token": get_services().guard().pair(body["code"])}
+
+
+@bp.get("/openapi.json")
+def openapi():
+    # A static file shipped with the package: tests/unit/test_openapi.py keeps it equal to the routes.
+    return Response(resources.files("sourcecheck.api").joinpath("openapi.json").read_bytes(),
+                    mimetype="application/json")

@@ -1,19 +1,19 @@
 """The one interface every judge backend implements: transports move tokens, judge.py prompts and parses."""
 
-from pathlib import Path
-
-from sourcecheck.errors import ModelError
-
 
 class Model:
     backend = "base"
     name = ""
+    # True when choose(..., state=True) can return the model's hidden state (llama.cpp); False for APIs.
+    reads_state = False
 
-    def choose(self, messages, choices):
-        """Answer the chat with one short word; return (probabilities, text).
+    def choose(self, messages, choices, state=False):
+        """Answer the chat with one short word; return (probabilities, text, state).
 
         probabilities maps each choice to its probability as the reply's first token, normalised
-        over the choices, or is None when the backend gives no log-probabilities.
+        over the choices, or is None when the backend gives no log-probabilities. state is None
+        unless state=True and the backend reads_state: then it is the final hidden state (after the
+        output norm) at the answer position, a float32 numpy vector, from the same forward pass.
         """
         raise NotImplementedError
 
@@ -37,27 +37,6 @@ class Model:
 
     def info(self):
         return {"backend": self.backend, "name": self.name, "loaded": self.loaded(), "available": self.available()}
-
-
-def load_model(settings):
-    """The judge model the settings name (created lazily: nothing heavy happens here)."""
-    backend = settings["BACKEND"]
-    if backend == "llama_cpp":
-        from sourcecheck.llm.catalog import resolve_model_path
-        from sourcecheck.llm.llama_cpp import LlamaCppModel
-
-        path = resolve_model_path(settings["MODEL"], Path(settings["MODELS_DIR"]))
-        return LlamaCppModel(path, n_ctx=settings["N_CTX"], n_threads=settings["N_THREADS"])
-    if backend == "openai":
-        from sourcecheck.llm.openai_compat import OpenAIModel
-
-        return OpenAIModel(settings["OPENAI_BASE_URL"], settings["MODEL"], settings["OPENAI_API_KEY"],
-                           timeout=settings["OPENAI_TIMEOUT"])
-    if backend == "fake":
-        from sourcecheck.llm.fake import FakeModel
-
-        return FakeModel(write_delay=settings["FAKE_DELAY"])
-    raise ModelError(f"Unknown backend {backend!r}; use llama_cpp, openai or fake.", code="config_error", status=500)
 
 
 def normalise(scores):

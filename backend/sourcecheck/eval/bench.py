@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sourcecheck.config import ROOT, load_settings
+from sourcecheck.config import load_settings
 
+ROOT = Path.cwd()  # scripts/bench runs from the repository root
 WORK = ROOT / "tmp" / "bench"  # git-ignored; the PDFs and the 100k-chunk index are built once and kept
 FAVE = ROOT.parent / "shared" / "benchmarks" / "fave" / "dev.jsonl"
 QUERIES, PAPERS_PER_PAGE, SEARCH_CHUNKS = 75, 2, 100_000
@@ -88,7 +89,7 @@ def bench_ingest(pdfs, emb, r):
         lib.ingest(doc["id"])
     r["ingest_s"] = now() - t
     r["pages"] = sum(d["pages"] for d in lib.list())
-    texts = lib._collection.get(include=["documents"])["documents"]
+    texts = lib.chunk_texts()
     r["chunks"] = len(texts)
     t = now()
     emb(texts)  # the same chunks in one call: the bound for any pipeline using this model
@@ -123,6 +124,7 @@ def ingest_langchain(pdfs):
 # -- 1. check -------------------------------------------------------------------------------------------
 
 def bench_check(lib, r, ablation=False):
+    from sourcecheck.calibration import load_head
     from sourcecheck.check import CheckOptions, check_text
     from sourcecheck.judge import Judge
     from sourcecheck.llm import load_model
@@ -136,7 +138,7 @@ def bench_check(lib, r, ablation=False):
     counts = count_tokens(model)
 
     def judge():
-        return Judge(model, threshold=settings["THRESHOLD"])
+        return Judge(model, head=load_head(), sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
 
     def run(name, pipeline, j):
         # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
@@ -181,7 +183,7 @@ def naive(lib, judge, k):
         if not s.checkable:
             continue
         claim = strip_citations(s.text)
-        evidence = [Evidence(h.document_id, names[h.document_id], h.page, h.text, h.text, h.score)
+        evidence = [Evidence(h.document_id, names[h.document_id], h.page, h.text, h.text, h.fused)
                     for h in reversed(lib.search(claim, k, None, 4 * k))]
         found = judge.critique(claim, evidence)  # for every sentence, before the verdict
         label = judge.verdict(claim, evidence, critique=False)["label"]  # P(Yes) and the judge's calibration
@@ -272,15 +274,14 @@ def bench_search(emb, r):
         for b in range(0, SEARCH_CHUNKS, 5000):
             vectors = rng.standard_normal((5000, 384)).astype(np.float32)
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            lib._collection.add(ids=[f"c{b + i}" for i in range(5000)], embeddings=vectors,
-                                documents=[" ".join(row) for row in rng.choice(words, (5000, 120))],
-                                metadatas=[{"document_id": f"d{(b + i) // 40}", "page": 1, "start": 0, "end": 1}
-                                           for i in range(5000)])
+            texts = [" ".join(row) for row in rng.choice(words, (5000, 120))]
+            lib.add_chunks([f"c{b + i}" for i in range(5000)], texts, vectors, [{"document_id": f"d{(b + i) // 40}", "page": 1, "start": 0, "end": 1}
+                                     for i in range(5000)])
         r["search_build_s"] = now() - t
         (path / "done").touch()
-    r["search_chunks"] = lib._collection.count()
+    r["search_chunks"] = lib.counts()["chunks"]
     t = now()
-    lib._bm25_index()  # read from Chroma in pages, once per process; kept up to date in place afterwards
+    lib.load_lexical()  # read from Chroma in pages, once per process; kept up to date in place afterwards
     r["bm25_build_s"] = now() - t
     queries = [s for s, _ in ANSWER]
     vectors = emb(queries)
@@ -291,7 +292,7 @@ def bench_search(emb, r):
             lib.search(q, 5, None, 20)  # what a check asks for: top 5 of 20 dense + 20 BM25 candidates
             hybrid.append(now() - t)
             t = now()
-            lib._collection.query(query_embeddings=[v], n_results=20, include=["documents", "metadatas", "distances"])
+            lib.dense_search(v, 20)
             dense.append(now() - t)
     r["search_hybrid_ms"] = 1000 * float(np.median(hybrid))
     r["search_hybrid_max_ms"] = 1000 * max(hybrid)

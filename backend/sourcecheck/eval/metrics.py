@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from sourcecheck.calibration import logit, sigmoid
+
 
 def _arrays(*xs):
     return [np.asarray(x, dtype=float).ravel() for x in xs]
@@ -164,12 +166,6 @@ def cross_validated_accuracy(y, p, folds=5, seed=0):
     return balanced_accuracy(y, pred)
 
 
-def logit(p, eps=1e-6):
-    (p,) = _arrays(p)
-    p = np.clip(p, eps, 1 - eps)
-    return np.log(p / (1 - p))
-
-
 def fit_logistic(X, y, weights=None, l2=1e-3, iterations=100):
     """Weighted logistic regression by Newton steps: (coefficients, bias) with P(y=1) = σ(X·coef + bias).
 
@@ -195,16 +191,6 @@ def fit_platt(p_raw, y, weights=None, l2=1e-3):
     """Platt scaling: a, b with P(supported) = σ(a · logit(p_raw) + b) (fit_logistic on one feature)."""
     (a,), b = fit_logistic(logit(p_raw)[:, None], y, weights, l2)
     return a, b
-
-
-def platt(p_raw, a, b):
-    """Apply Platt parameters to raw probabilities (as Judge.calibrate does)."""
-    return sigmoid(a * logit(p_raw) + b)
-
-
-def sigmoid(z):
-    """1 / (1 + e^-z) without overflow."""
-    return 0.5 * (1 + np.tanh(0.5 * np.asarray(z, dtype=float)))
 
 
 def summarize(y, p, threshold=0.5, types=None):

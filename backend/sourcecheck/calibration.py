@@ -1,0 +1,62 @@
+"""The fitted models that turn the judge's raw answer into a verdict (calibration.json): one place for their math.
+
+The runtime applies them (judge.py); the evaluation fits them (eval/fitting.py) with the same functions.
+"""
+
+import json
+from importlib import resources
+
+import numpy as np
+
+
+def load():
+    """The shipped calibration.json."""
+    return json.loads(resources.files("sourcecheck").joinpath("calibration.json").read_text())
+
+
+def load_head():
+    """The shipped verifier head (head.json), or None: {"model", "weights" (one per hidden-state float),
+    "logit_weight", "bias", "fitted_on"}, standardisation folded into the weights."""
+    f = resources.files("sourcecheck").joinpath("head.json")
+    if not f.is_file():
+        return None
+    head = json.loads(f.read_text())
+    return {**head, "weights": np.asarray(head["weights"], dtype=np.float32)}
+
+
+def head_probability(head, state, p_raw):
+    """P(supported) from the judge's hidden state and its P(Yes): a logistic head (eval/head.py fits it)."""
+    z = float(np.dot(head["weights"], np.asarray(state, dtype=np.float32))) + head["logit_weight"] * logit(p_raw)
+    return sigmoid(z + head["bias"])
+
+
+def logit(p, eps=1e-6):
+    """log(p / (1 - p)), clipped away from 0 and 1; a float for a float, an array for an array."""
+    p = np.clip(np.asarray(p, dtype=float), eps, 1 - eps)
+    out = np.log(p / (1 - p))
+    return float(out) if out.ndim == 0 else out
+
+
+def sigmoid(z):
+    """1 / (1 + e^-z) without overflow; a float for a float, an array for an array."""
+    out = 0.5 * (1 + np.tanh(0.5 * np.asarray(z, dtype=float)))
+    return float(out) if out.ndim == 0 else out
+
+
+def linear(rule, features):
+    """A logistic rule's score, {"weights": {signal: w}, "bias": b} over the judge's signals: ≥ 0 means yes."""
+    return rule["bias"] + sum(w * features[name] for name, w in rule["weights"].items())
+
+
+def platt(p_raw, a, b):
+    """Platt scaling of raw probabilities: σ(a · logit(p) + b)."""
+    return sigmoid(a * logit(p_raw) + b)
+
+
+def calibrated(p, features, calibration):
+    """P(supported) from the raw P(Yes): Platt scaling ({"a", "b"}), or a logistic model over the signals
+    ({"weights": {name: w}, "bias": b}), the consistency + factuality paper's way of combining the judge with
+    cheap checks."""
+    if "weights" in calibration and features is not None:
+        return sigmoid(linear(calibration, features))
+    return platt(p, calibration.get("a", 1.0), calibration.get("b", 0.0))

@@ -1,0 +1,258 @@
+"""Conflicts between a sentence and its evidence, found deterministically: a number, year, negation or direction
+word that differs from the source sentence about the same thing. Only these make a sentence red: sharing many
+words with the sources is not a conflict, and the model's "do they contradict it?" did worse than chance.
+"""
+
+import re
+from dataclasses import dataclass
+
+from sourcecheck.text import STOPWORDS, content_words, split_sentences
+
+WORD_NUMBERS = {w: n for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split()) if n >= 2}  # "one" is mostly not a count ("one of the")
+TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+UNITS = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), 1)}
+_WORD_NUMBER = re.compile(r"\b(?:(" + "|".join(TENS) + r")(?:[-\s](" + "|".join(UNITS) + r"))?|("
+                          + "|".join(WORD_NUMBERS) + r"))\b", re.IGNORECASE)
+SCALE = {"k": 1e3, "thousand": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
+HEDGES = {"about", "around", "roughly", "approximately", "nearly", "almost", "over", "some", "~", "circa",
+          "close", "under", "than", "just"}
+NEGATIONS = {"not", "no", "never", "without", "none", "neither", "nor", "cannot", "fail", "fails", "failed", "lack",
+             "lacks", "lacked", "unable"}
+_PAIRS = ("increase decrease|increased decreased|increases decreases|increasing decreasing|higher lower|"
+          "more fewer|more less|larger smaller|greater smaller|greater lower|improved worsened|improves worsens|"
+          "improve worsen|positive negative|positively negatively|rise fall|rises falls|rose fell|gain loss|"
+          "increased reduced|increases reduces|increase reduce|increased lowered|before after|above below|"
+          "maximum minimum|stronger weaker|strong weak|effective ineffective|better worse|benefit harm|"
+          "beneficial harmful|faster slower|longer shorter|younger older|earlier later|highest lowest|"
+          "largest smallest|most least|enhanced impaired|enhances impairs|promotes inhibits|promoted inhibited|"
+          "activates inhibits|activated inhibited|upregulated downregulated|common rare|significant insignificant|"
+          "associated unassociated|increase reduction|safe unsafe|accurate inaccurate|lowered raised|"
+          "lower raise|raised reduced|small large|smaller larger|supported rejected|accepted rejected|"
+          "declined increased|declining increasing|good poor|favourable unfavourable|favorable unfavorable|"
+          "high low|strongest weakest|best worst")
+OPPOSITE = {}
+for _pair in _PAIRS.split("|"):
+    _a, _b = _pair.split()
+    OPPOSITE.setdefault(_a, set()).add(_b)
+    OPPOSITE.setdefault(_b, set()).add(_a)
+ABOUT_THE_SAME = 0.5  # share of the claim's other content words a source sentence must hold to be about it
+NEAR = 45  # characters on either side of a value whose words say what it is about ("95 days after sowing")
+PREFIXES = ("mis", "un", "in", "im", "non", "dis")  # "aligned" / "misaligned"
+_NUMBER = re.compile(r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<!× )(?<!x )(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(%|percent\b|k\b|thousand\b|"
+                     r"million\b|m\b|billion\b|bn\b))?(?![A-Za-z\d^])", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*", re.IGNORECASE)
+
+
+@dataclass
+class Number:
+    text: str  # as written: "350,000", "35k", "76.2%", "five"
+    value: float
+    kind: str  # year | percent | count
+    before: str  # the lower-cased words just before it (hedges: "about 35,000" is a rounding)
+    after: str  # the content word after it (its unit: "instances")
+    near: frozenset = frozenset()  # stems of the words around it: what it is about
+
+
+@dataclass
+class Conflict:
+    """A value of the sentence that its source states otherwise."""
+
+    kind: str  # number | year | percent | negation | direction
+    claim_value: str
+    source_value: str
+    evidence: int  # index of the evidence item whose passage says otherwise
+    quote: str  # the source sentence, verbatim from the passage
+    agrees: int = None  # a disagreement between documents: the evidence item that states the claim's value
+    agreeing_quote: str = None
+
+    def to_dict(self):
+        return {"kind": self.kind, "claim_value": self.claim_value, "source_value": self.source_value,
+                "quote": self.quote}
+
+
+def find_numbers(text):
+    """The numbers a text states, with their kind, unit word and the words before them."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        raw, suffix = m.group(1), (m.group(2) or "").lower()
+        value = float(raw.replace(",", "")) * SCALE.get(suffix, 1.0)
+        kind = "percent" if suffix in ("%", "percent") else (
+            "year" if re.fullmatch(r"1[5-9]\d\d|20\d\d", raw) and not suffix else "count")
+        out.append(Number(m.group(0), value, kind, text[max(0, m.start() - 25):m.start()].lower(),
+                          _next_word(text, m.end()), _near(text, m.start(), m.end())))
+    for m in _WORD_NUMBER.finditer(text):
+        tens, unit, small = (g.lower() if g else g for g in m.groups())
+        value = TENS[tens] + UNITS.get(unit, 0) if tens else WORD_NUMBERS[small]
+        out.append(Number(m.group(0), float(value), "count",
+                          text[max(0, m.start() - 25):m.start()].lower(), _next_word(text, m.end()),
+                          _near(text, m.start(), m.end())))
+    return out
+
+
+def stems(text):
+    """Content words cut to five letters, numbers left out: "grades" and "grade", "significantly" and
+    "significant" meet."""
+    return {w[:5] for w in content_words(text) if not any(ch.isdigit() for ch in w)} - set(WORD_NUMBERS) - set(TENS)
+
+
+def _near(text, start, end):
+    return frozenset(stems(text[max(0, start - NEAR):start] + " " + text[end:end + NEAR]))
+
+
+def _next_word(text, at):
+    words = content_words(text[at:at + 40])
+    return words[0] if words else ""
+
+
+def same_value(claimed, stated):
+    """Whether a claimed number is what the source states, allowing honest rounding ("about 35,000"). Values of
+    different kinds (a count and a percent) match only exactly; years only exactly."""
+    a, b = claimed.value, stated.value
+    if "year" in (claimed.kind, stated.kind):
+        return claimed.kind == stated.kind and a == b
+    if claimed.kind != stated.kind:
+        return a == b
+    hedged = bool(set(claimed.before.split()[-2:]) & HEDGES)
+    tolerance = 0.15 if hedged else 0.02
+    return abs(a - b) <= tolerance * max(abs(a), abs(b))
+
+
+def find_conflict(claim, evidence):
+    """The first conflict of the claim with the evidence (most relevant evidence first), or None."""
+    return find_conflicts(claim, evidence)[0]
+
+
+def find_conflicts(claim, evidence):
+    """(conflict, disagreement): the claim's first conflict with the evidence, or None; and, when there is
+    none, a disagreement between documents, or None: the claim's number is stated by one document while
+    another states another value for the same thing (kind "disagreement"; evidence/quote: the other
+    document; agrees/agreeing_quote: the one that states the claim's value)."""
+    claim_numbers = find_numbers(claim)
+    about = stems(claim) - {w[:5] for w in NEGATIONS | set(OPPOSITE)}
+    sentences = []  # (evidence index, sentence, shared stems, about the claim as a whole), most relevant first
+    for i in reversed(range(len(evidence))):
+        for sentence in [s.text for s in split_sentences(evidence[i].passage)] or [evidence[i].passage]:
+            shared = about & stems(sentence)
+            whole = len(shared) >= min(2, len(about)) > 0 and len(shared) >= ABOUT_THE_SAME * len(about)
+            sentences.append((i, sentence, shared, whole))
+    # A claimed value counts as stated where a sentence near the claim's topic states it, or any with its unit.
+    stated = [(n, len(shared) >= min(2, len(about))) for _, sentence, shared, _ in sentences
+              for n in find_numbers(sentence)]
+    missing = [c for c in claim_numbers if not any(
+        same_value(c, n) and (whole or not c.after or not n.after or c.after == n.after) for n, whole in stated)]
+    for i, sentence, shared, whole in sentences:
+        if len(shared) < min(2, len(about)):
+            continue
+        found = (_number_conflict(missing, claim_numbers, sentence, whole)
+                 or (whole and _negation_conflict(claim, sentence, shared, about))
+                 or _direction_conflict(claim, sentence))
+        if found:
+            return Conflict(found[0], found[1], found[2], i, sentence), None
+    on_topic = [(i, sentence, whole) for i, sentence, _, whole in sentences if whole]
+    for c in (c for c in claim_numbers if c not in missing):
+        agree = next(((i, q) for i, q, _ in on_topic if any(same_value(c, n) for n in find_numbers(q))), None)
+        if agree is None:
+            continue
+        for j, sentence, whole in on_topic:
+            if evidence[j].document_id == evidence[agree[0]].document_id:
+                continue
+            found = _number_conflict([c], claim_numbers, sentence, whole)
+            if found:
+                return None, Conflict("disagreement", c.text, found[2], j, sentence, agree[0], agree[1])
+    return None, None
+
+
+def _number_conflict(missing, claim_numbers, sentence, whole):
+    """A number of the claim that no evidence states, where this sentence states another value for the same
+    thing: the same unit, or two words around both values in common, or (in a sentence about the whole claim)
+    the only other value of its kind."""
+    here = find_numbers(sentence)
+    if len(claim_numbers) > 1 and not any(same_value(c, n) for c in claim_numbers for n in here):
+        return None  # none of the claim's values is here: a sentence about another study or sample
+    for c in missing:
+        rivals = [s for s in here if s.kind == c.kind and not any(same_value(x, s) for x in claim_numbers)]
+        same_thing = [s for s in rivals if (c.after and s.after == c.after) or len(c.near & s.near) >= 2]
+        only = len({s.value for s in rivals}) == 1 and whole
+        if same_thing or only:
+            rival = max(same_thing or rivals, key=lambda s: len(c.near & s.near))
+            return {"year": "year", "percent": "percent"}.get(c.kind, "number"), c.text, rival.text
+    return None
+
+
+def _negation_conflict(claim, sentence, shared, about):
+    """One says "not" where the other, about the very same thing, does not: the words a negation governs in
+    one ("no significant difference") stand un-negated, side by side, in the other."""
+    if len(shared) < max(3, 0.6 * len(about)):
+        return None
+    for negated, other in ((claim, sentence), (sentence, claim)):
+        for word, scope in _scopes(negated):
+            if _stands_plain(scope, other):
+                return ("negation",) + ((word, "(no negation)") if negated is claim else ("(no negation)", word))
+    return None
+
+
+def _scopes(text):
+    """(negation word, the first two content stems after it) for each negation in the text."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    out = []
+    for i, w in enumerate(words):
+        if w in NEGATIONS or w.endswith(("n't", "n’t")):
+            scope = [x[:5] for x in words[i + 1:i + 6] if x not in STOPWORDS and x not in NEGATIONS and len(x) > 2
+                     and not x.isdigit()][:2]
+            if len(scope) == 2:
+                out.append((w, scope))
+    return out
+
+
+def _stands_plain(scope, text):
+    """Whether both stems stand within four words of each other in text, no negation just before them."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    stems_at = [w[:5] for w in words]
+    for i, st in enumerate(stems_at):
+        if st not in scope:
+            continue
+        window = stems_at[i:i + 5]
+        if set(scope) <= set(window) and not any(w in NEGATIONS or w.endswith(("n't", "n’t"))
+                                                 for w in words[max(0, i - 4):i]):
+            return True
+    return False
+
+
+def _direction_conflict(claim, sentence):
+    """A direction word (higher, increased, improves, aligned…) where the source has its opposite, about the same
+    thing: three words around both in common."""
+    claim_words = {w.lower(): m.start() for m in _WORD.finditer(claim) for w in [m.group(0)]}
+    source_words = {w.lower(): m.start() for m in _WORD.finditer(sentence) for w in [m.group(0)]}
+    for w in sorted(claim_words):
+        rivals = OPPOSITE.get(w, set()) | {p + w for p in PREFIXES} | {w[len(p):] for p in PREFIXES
+                                                                        if w.startswith(p) and len(w) - len(p) >= 5}
+        rivals = {r for r in rivals & set(source_words) if r not in claim_words} if len(w) >= 3 else set()
+        if not rivals or w in source_words:
+            continue
+        rival = sorted(rivals)[0]
+        near = len(_near(claim, claim_words[w], claim_words[w] + len(w))
+                   & _near(sentence, source_words[rival], source_words[rival] + len(rival)))
+        if near >= 3:  # the words around both say they are about the same thing
+            return "direction", w, rival
+    return None
+
+
+def describe(conflict, filename, page, agreeing=None):
+    """The card's critique for a found conflict, from the data alone; agreeing: (filename, page) of the
+    document that states the claim's value, for a disagreement between documents."""
+    where = f"{filename}, page {page}"
+    if conflict.kind == "disagreement":
+        return (f"Your sources disagree: {agreeing[0]}, page {agreeing[1]} says {conflict.claim_value} "
+                f"(“{conflict.agreeing_quote}”); {where} says {conflict.source_value} (“{conflict.quote}”)")
+    if conflict.kind == "negation":
+        return f"{where} says the opposite: “{conflict.quote}”"
+    return f"The sentence says {conflict.claim_value}; {where} says {conflict.source_value}: “{conflict.quote}”"
+
+
+def corrected(claim, conflict):
+    """The claim with its value replaced by the source's (None where no replacement is known)."""
+    if conflict.kind == "negation" or conflict.claim_value not in claim:
+        return None
+    return claim.replace(conflict.claim_value, conflict.source_value, 1)

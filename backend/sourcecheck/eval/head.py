@@ -1,0 +1,160 @@
+"""The verifier head: a regularised logistic model over the judge's hidden state and logit P(Yes).
+
+Features come from eval runs (each sentence's state is cached with its raw score) and are kept as compact
+files (float16, tests/data/features/*.npz) so a refit takes seconds anywhere. The strength is chosen by
+cross-validation grouped by source record; each set is reported under a fit that never saw it.
+
+    python -m sourcecheck.eval.head export OUT/predictions.jsonl DIR    # one features file per data set
+    python -m sourcecheck.eval.head fit DIR/*.npz --model NAME [--out head.json]
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from sourcecheck.calibration import logit, sigmoid
+from sourcecheck.eval import metrics
+from sourcecheck.eval.records import unpack_state
+
+STRENGTHS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # L2 per unit of total (set-balanced) weight, tried in turn
+FOLDS = 5
+
+
+def export(predictions, out_dir):
+    """Features of every sentence-level unit with a state, one .npz per data set; returns the files written."""
+    by_set = {}
+    for line in Path(predictions).read_text(encoding="utf-8").splitlines():
+        u = json.loads(line)
+        if u["view"] in ("sentence", "grounded") and u.get("state"):
+            by_set.setdefault(u["dataset"], {}).setdefault(u["view"], []).append(u)
+    written = []
+    for name, views in by_set.items():
+        units = views.get("grounded") or views["sentence"]  # Factcheck-GPT's source-grounded view wins
+        path = Path(out_dir) / f"{name}.npz"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, record=np.array([u["record"] for u in units]),
+                            index=np.array([u["index"] for u in units]), y=np.array([u["y"] for u in units]),
+                            p_raw=np.array([u["p_raw"] for u in units], dtype=np.float32),
+                            state=np.stack([unpack_state(u["state"]) for u in units]).astype(np.float16),
+                            conflict=np.array([bool(u.get("conflict")) for u in units]),
+                            error_types=np.array(["|".join(u["error_types"]) for u in units]))
+        written.append(path)
+    return written
+
+
+def load(paths):
+    """{set name: arrays} from features files."""
+    return {Path(p).stem: dict(np.load(p)) for p in paths}
+
+
+def design(data):
+    """The head's inputs: the state and logit P(Yes)."""
+    return np.column_stack([data["state"].astype(np.float32), logit(data["p_raw"].astype(float))])
+
+
+def fit(sets, strength):
+    """A head fitted on these sets (each weighs the same): {"weights", "logit_weight", "bias"} on raw inputs."""
+    X = np.vstack([design(d) for d in sets])
+    y = np.concatenate([d["y"] for d in sets]).astype(float)
+    w = np.concatenate([np.full(len(d["y"]), 1.0 / len(d["y"])) for d in sets])
+    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-6
+    Z = (X - mean) / scale
+    coef, bias = metrics.fit_logistic(Z, y, w * len(w) / w.sum(), l2=strength * len(w), iterations=50)
+    coef = np.asarray(coef) / scale  # standardisation folded in: the runtime applies raw inputs
+    return {"weights": coef[:-1], "logit_weight": float(coef[-1]), "bias": float(bias - np.dot(coef, mean))}
+
+
+def predict(head, data):
+    z = data["state"].astype(np.float32) @ head["weights"] + head["logit_weight"] * logit(data["p_raw"].astype(float))
+    return sigmoid(z + head["bias"])
+
+
+def grouped_folds(data, folds=FOLDS, seed=0):
+    """A fold number per item, whole records kept together (sentences of one answer share their sources)."""
+    records = sorted(set(data["record"].tolist()))
+    order = np.random.default_rng(seed).permutation(len(records))
+    fold_of = {records[i]: k % folds for k, i in enumerate(order)}
+    return np.array([fold_of[r] for r in data["record"].tolist()])
+
+
+def choose_strength(sets):
+    """The strength with the best set-balanced AUROC under grouped cross-validation on these sets."""
+    folds = [grouped_folds(d) for d in sets]
+    best = None
+    for strength in STRENGTHS:
+        aurocs = []
+        for k in range(FOLDS):
+            train = [_take(d, f != k) for d, f in zip(sets, folds)]
+            head = fit([t for t in train if len(t["y"])], strength)
+            for d, f in zip(sets, folds):
+                test = _take(d, f == k)
+                if len(set(test["y"].tolist())) == 2:
+                    aurocs.append(metrics.auroc(test["y"], predict(head, test)))
+        score = float(np.mean(aurocs))
+        if best is None or score > best[1]:
+            best = (strength, score)
+    return best
+
+
+def leave_one_set_out(data, calibration, threshold=0.5):
+    """Per set: P(Yes) calibrated as shipped vs a head fitted on the other sets (AUROC, BA at the threshold)."""
+    out = {}
+    for name, d in data.items():
+        others = [data[n] for n in data if n != name]
+        strength, _ = choose_strength(others)
+        head = fit(others, strength)
+        p_head = predict(head, d)
+        p_now = sigmoid(calibration.get("a", 1.0) * logit(d["p_raw"].astype(float)) + calibration.get("b", 0.0))
+        y = d["y"]
+        out[name] = {"n": int(len(y)), "strength": strength,
+                     "auroc_now": metrics.auroc(y, p_now), "auroc_head": metrics.auroc(y, p_head),
+                     "ba_now": metrics.balanced_accuracy(y, metrics.predict(p_now, threshold)),
+                     "ba_now_ci95": metrics.bootstrap_interval(y, metrics.predict(p_now, threshold)),
+                     "ba_head": metrics.balanced_accuracy(y, metrics.predict(p_head, threshold)),
+                     "ba_head_ci95": metrics.bootstrap_interval(y, metrics.predict(p_head, threshold))}
+    return out
+
+
+def _take(d, mask):
+    return {k: v[mask] for k, v in d.items()}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m sourcecheck.eval.head", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    e = sub.add_parser("export", help="features files from an eval run's predictions.jsonl")
+    e.add_argument("predictions")
+    e.add_argument("out_dir")
+    f = sub.add_parser("fit", help="fit the head on features files; report each set held out")
+    f.add_argument("features", nargs="+")
+    f.add_argument("--model", required=True, help="the model the states came from (the head applies only to it)")
+    f.add_argument("--out", help="write the head here (e.g. backend/sourcecheck/head.json)")
+    args = p.parse_args(argv)
+    if args.command == "export":
+        for path in export(args.predictions, args.out_dir):
+            print(path)
+        return 0
+    from sourcecheck.calibration import load as load_calibration
+
+    data = load(args.features)
+    report = leave_one_set_out(data, load_calibration())
+    for name, r in report.items():
+        f = metrics.fmt
+        print(f"{name}: n {r['n']}, strength {r['strength']}: AUROC {f(r['auroc_now'])} -> {f(r['auroc_head'])}; "
+              f"BA {f(r['ba_now'])} -> {f(r['ba_head'])}")
+    strength, cv = choose_strength(list(data.values()))
+    head = fit(list(data.values()), strength)
+    if args.out:
+        Path(args.out).write_text(json.dumps({
+            "model": args.model, "weights": [round(float(w), 7) for w in head["weights"]],
+            "logit_weight": round(head["logit_weight"], 6), "bias": round(head["bias"], 6),
+            "fitted_on": {"sets": {n: int(len(d["y"])) for n, d in data.items()}, "strength": strength,
+                          "cv_auroc": round(cv, 4), "held_out": report}}, default=float) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""The product-shaped set (tests/data/chatpdfs): chat answers checked against their papers rendered as PDFs,
+and the numbers a user meets: true sentences flagged, errors caught, red marks on true sentences, and whether
+the passage that settles a sentence is the one shown first.
+"""
+
+import pymupdf
+
+from sourcecheck.text import content_words, split_sentences
+
+PAGE = pymupdf.Rect(60, 60, 535, 780)
+
+
+def paper_pdf(source, paper=None):
+    """A PDF of one paper the way the set's sources give it ("title\\n\\nabstract"): title, authors, venue and
+    year on page 1 with the first half of the abstract, the rest on page 2 (so page numbers are measured)."""
+    title, _, abstract = source.partition("\n\n")
+    paper = paper or {}
+    sentences = [s.text for s in split_sentences(abstract)] or [abstract]
+    half = (len(sentences) + 1) // 2
+    meta = paper.get("metadata") or {}
+    header = "\n".join(x for x in (title.strip(), ", ".join(paper.get("authors") or []),
+                                   " ".join(str(x) for x in (meta.get("venue"), meta.get("year")) if x)) if x)
+    doc = pymupdf.open()
+    for text in (header + "\n\nAbstract\n" + " ".join(sentences[:half]), " ".join(sentences[half:])):
+        if text.strip():
+            doc.new_page().insert_textbox(PAGE, text, fontsize=11)
+    doc.set_metadata({"title": title.strip(), "author": ", ".join(paper.get("authors") or [])})
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def papers(record):
+    """(filename, PDF bytes) for each non-empty source, named by its position: paper3.pdf is sources[2]."""
+    by_title = {(p.get("title") or "").strip(): p for p in record.get("meta", {}).get("papers") or []}
+    out = []
+    for i, source in enumerate(record["sources"]):
+        if source and source.strip():
+            out.append((f"paper{i + 1}.pdf", paper_pdf(source, by_title.get(source.partition("\n\n")[0].strip()))))
+    return out
+
+
+def settles(evidence, label):
+    """Whether an evidence item ({"filename", "quote"}) is the passage that settles a labelled sentence."""
+    if label.get("source_index") is None or not label.get("source_quote"):
+        return None
+    if evidence["filename"] != f"paper{label['source_index'] + 1}.pdf":
+        return False
+    quote, wanted = set(content_words(evidence["quote"])), set(content_words(label["source_quote"]))
+    return len(quote & wanted) >= 0.5 * min(len(quote), len(wanted))
+
+
+def user_view(units, threshold):
+    """The product numbers for scored units of this set (each unit: y, p, conflict, evidence, label)."""
+    true = [u for u in units if u["y"] == 1]
+    wrong = [u for u in units if u["y"] == 0]
+
+    def flagged(u):
+        return u["p"] < threshold
+
+    def red(u):
+        return flagged(u) and u.get("conflict")
+
+    reds = [u for u in units if red(u)]
+    settled = [u for u in units if u.get("settles") is not None]
+    conflicting = [u for u in wrong if {"entity", "relation", "contradictory"} & set(u["error_types"])]
+    return {
+        "true": len(true), "errors": len(wrong),
+        "true_flagged": _share(sum(map(flagged, true)), len(true)),
+        "errors_caught": _share(sum(map(flagged, wrong)), len(wrong)),
+        "true_red": sum(map(red, true)),
+        "red_precision": _share(sum(1 for u in reds if u["y"] == 0), len(reds)), "red": len(reds),
+        "conflicts_red": _share(sum(map(red, conflicting)), len(conflicting)),
+        "settling_first": _share(sum(1 for u in settled if u["settles"][0]), len(settled)),
+        "settling_retrieved": _share(sum(1 for u in settled if any(u["settles"])), len(settled)),
+        "caught_by_type": {t: _share(sum(1 for u in wrong if t in u["error_types"] and flagged(u)),
+                                     sum(1 for u in wrong if t in u["error_types"]))
+                           for t in sorted({t for u in wrong for t in u["error_types"]})},
+    }
+
+
+def _share(k, n):
+    return k / n if n else None

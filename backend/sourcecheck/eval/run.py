@@ -1,0 +1,215 @@
+"""`sourcecheck eval`: the real checking pipeline over benchmark JSONL files, scored against their labels.
+
+Each record's sources go into a fresh in-memory Library (same chunking, embedding and hybrid retrieval
+as a user's library), then check_text() checks the record's text exactly as the API would. Only the
+raw model scores (and the judge's signals) are cached; labels, calibration and thresholds are applied
+when scoring, so a new calibration.json or THRESHOLD needs no new model run.
+"""
+
+import hashlib
+import json
+import sys
+import time
+from dataclasses import asdict
+from importlib import resources
+from pathlib import Path
+
+from sourcecheck.calibration import load_head
+from sourcecheck.check import CheckOptions, check_text, collect
+from sourcecheck.errors import SourcecheckError
+from sourcecheck.eval.align import items, score_view
+from sourcecheck.eval.fitting import fit_calibration
+from sourcecheck.eval.product import papers, user_view
+from sourcecheck.eval.records import pack_state
+from sourcecheck.eval.records import dataset_name, load_records, select, usable
+from sourcecheck.eval.report import write_outputs
+from sourcecheck.judge import Judge
+
+# Source files whose changes can change a raw score: part of the cache key.
+FINGERPRINT_FILES = ("check.py", "judge.py", "conflict.py", "evidence.py", "library.py", "lexical.py", "chunking.py", "text.py",
+                     "embeddings.py", "llm/base.py", "llm/fake.py", "llm/llama_cpp.py", "llm/openai_compat.py")
+CACHED_ERRORS = ("empty_text", "text_too_long", "empty_library", "prompt_too_long", "pdf_no_text")
+
+
+# -- running the pipeline ------------------------------------------------------------------------
+
+
+def fingerprint(settings, options, model):
+    """What a raw score depends on: model, embedding, chunking, retrieval options, prompts and core code."""
+    h = hashlib.sha256()
+    model_id = {"backend": settings["BACKEND"], "model": getattr(model, "name", settings["MODEL"]),
+                "n_ctx": settings["N_CTX"]}
+    path = getattr(model, "path", None)
+    if path is not None and Path(path).exists():
+        model_id["size"] = Path(path).stat().st_size
+    h.update(json.dumps({"model": model_id, "embeddings": settings["EMBEDDINGS"],
+                         "chunk_words": settings["CHUNK_WORDS"], "options": asdict(options)},
+                        sort_keys=True).encode())
+    root = resources.files("sourcecheck")
+    names = list(FINGERPRINT_FILES) + sorted(f"prompts/{p.name}" for p in root.joinpath("prompts").iterdir()
+                                             if p.name.endswith(".txt"))
+    for name in names:
+        f = root.joinpath(name)
+        if f.is_file():
+            h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def options_pdfs(record, settings):
+    """Whether a record's sources are checked as PDFs (the product-shaped set), else as plain text."""
+    return str(record.get("dataset", "")).startswith("chatpdfs")
+
+
+def run_record(record, judge, embedding_function, settings, options):
+    """Check one record through the real pipeline: what the cache keeps for it."""
+    from sourcecheck.library import Library
+
+    started = time.monotonic()
+    library = Library(None, embedding_function, settings["CHUNK_WORDS"])
+    try:
+        if options_pdfs(record, settings):  # the papers as PDFs, through the parser like a user's
+            for filename, data in papers(record):
+                library.ingest(library.add_pdf(data, filename)[0]["id"])
+        else:
+            for i, source in enumerate(record["sources"], 1):
+                if source and source.strip():
+                    library.add_text(f"source {i}", [source], filename=f"source{i}.txt")
+        indexed = time.monotonic()
+        got = collect(check_text(record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"]))
+        # each verdict carries the raw score and signals its p came from (options.internals)
+        verdicts = [{"index": v["index"], "label": v["label"], "p": v["p_supported"],
+                     "p_raw": v["internals"]["p_raw"], "features": v["internals"]["signals"],
+                     "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
+                     **({"state": pack_state(v["internals"]["state"])} if v["internals"]["state"] is not None else {})}
+                    for v in got["verdicts"]]
+        return {"id": record["id"], "sentences": got["sentences"], "verdicts": verdicts, "error": None,
+                "index_s": round(indexed - started, 3), "check_s": round(time.monotonic() - indexed, 3)}
+    except SourcecheckError as e:
+        if e.code not in CACHED_ERRORS:
+            raise
+        return {"id": record["id"], "sentences": [], "verdicts": [], "error": {"code": e.code, "message": e.message},
+                "index_s": 0.0, "check_s": round(time.monotonic() - started, 3)}
+    finally:
+        library.close()
+
+
+class Cache:
+    """One JSONL file per data set and fingerprint; a line per finished record, so a crash loses one."""
+
+    def __init__(self, directory, dataset, key):
+        self.path = Path(directory) / f"{dataset}-{key}.jsonl"
+        self.results = {}
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    result = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut short by an interruption
+                self.results[result["id"]] = result
+
+    def get(self, record_id):
+        return self.results.get(record_id)
+
+    def put(self, result):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(result, ensure_ascii=False) + "\n")
+        self.results[result["id"]] = result
+
+
+# -- the run ------------------------------------------------------------------------------------
+
+
+def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None, critique=False,
+             decompose=False, model=None, log=None, rescore=None, shared_evidence=True, fit=False):
+    """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png
+    (and calibration.fitted.json with fit).
+
+    rescore: a fingerprint from an earlier results.json: score the verdicts cached under it (an earlier
+    pipeline's) with the current metrics and calibration, running nothing; uncached records are left out.
+    fit: fit a calibration on these records (fitting.fit_calibration, written as calibration.fitted.json)
+    and report how it does on each set when fitted on the others.
+    """
+    from sourcecheck.embeddings import make_embedding_function
+    from sourcecheck.llm import load_model
+
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache_dir = Path(cache_dir) if cache_dir else out / "cache"
+    model = model or load_model(settings)
+    # the hidden state is read and cached with each raw score, so a verifier head can be fitted on it
+    judge = Judge(model, threshold=settings["THRESHOLD"], head=load_head(), states=True)
+    embedding_function = make_embedding_function(settings["EMBEDDINGS"])
+    options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique,
+                           shared_evidence=shared_evidence, internals=True)
+    key = rescore or fingerprint(settings, options, model)
+    report = {"fingerprint": key, "rescored": bool(rescore), "settings": {k: settings[k] for k in (
+        "BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")},
+        "options": asdict(options), "limit": limit, "seed": seed, "calibration": judge.calibration,
+        "datasets": {}}
+    predictions, data = [], {}
+    for path in paths:
+        records = load_records(path)
+        name = dataset_name(records, path)
+        chosen = select(records, limit, seed)
+        cache = Cache(cache_dir, name, key)
+        log(f"{name}: {len(chosen)} of {len(records)} records ({len(records) - sum(map(usable, records))} "
+            f"without sources or usable labels)")
+        results, fresh_s, fresh_n, cached_s, missing = [], 0.0, 0, 0.0, 0
+        for n, record in enumerate(chosen, 1):
+            result = cache.get(record["id"])
+            if result is None and rescore:
+                missing += 1
+                continue
+            if result is None:
+                result = run_record(record, judge, embedding_function, settings, options)
+                cache.put(result)
+                fresh_s += result["index_s"] + result["check_s"]
+                fresh_n += 1
+                log(f"  [{n}/{len(chosen)}] {record['id']}: {len(result['verdicts'])} sentences, "
+                    f"{result['index_s'] + result['check_s']:.1f} s" + (f" ({result['error']['code']})"
+                                                                          if result["error"] else ""))
+            else:
+                cached_s += result["index_s"] + result["check_s"]
+            results.append((record, result))
+        data[name] = results
+        report["datasets"][name] = ds = score_dataset(name, results, judge, settings["THRESHOLD"], predictions)
+        sentences = sum(len(r["verdicts"]) for _, r in results)
+        total_s = sum(r["index_s"] + r["check_s"] for _, r in results)
+        ds["timing"] = {"records": len(results), "sentences": sentences, "seconds": round(total_s, 1),
+                        "seconds_per_record": round(total_s / max(1, len(results)), 2),
+                        "seconds_per_sentence": round(total_s / max(1, sentences), 2),
+                        "index_seconds": round(sum(r["index_s"] for _, r in results), 1),
+                        "this_run_records": fresh_n, "this_run_seconds": round(fresh_s, 1)}
+        ds["file"] = str(path)
+        if missing:
+            ds["missing_from_cache"] = missing
+    report["fit"] = fit_calibration(data, judge.calibration, settings["THRESHOLD"]) if fit else None
+    if report["fit"]:
+        (out / "calibration.fitted.json").write_text(json.dumps(report["fit"]["calibration"], indent=1) + "\n")
+    write_outputs(out, report, predictions)
+    return report
+
+
+def score_dataset(name, results, judge, threshold, predictions):
+    by_view, stats = {}, {}
+    errors = {}
+    for record, result in results:
+        if result["error"]:
+            errors[result["error"]["code"]] = errors.get(result["error"]["code"], 0) + 1
+        units, st = items(record, result, judge.calibrate, threshold)
+        for view, unit in units:
+            by_view.setdefault(view, []).append(unit)
+            predictions.append({"dataset": name, "view": view, **unit})
+        for view, counts in st.items():
+            agg = stats.setdefault(view, {})
+            for k, v in counts.items():
+                agg[k] = agg.get(k, 0) + v
+    ds = {"records": len(results), "errors": errors, "alignment": stats}
+    for view, units in by_view.items():
+        ds[view] = score_view(units, threshold, response=view == "response")
+    ds["primary"] = next((v for v in ("grounded", "sentence", "response") if v in by_view), None)
+    if any("settles" in u for u in by_view.get("sentence", [])):
+        ds["user"] = user_view(by_view["sentence"], threshold)
+    return ds

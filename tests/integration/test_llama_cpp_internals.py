@@ -1,0 +1,168 @@
+"""What llm/llama_cpp.py takes from llama-cpp-python's internals, proven on the pinned version with the real GGUF:
+a prompt that shares a prefix with the last one evaluates only its new suffix, and the judge's hidden state
+comes from the same pass as P(Yes), cheaply.
+
+Why the prompts are aligned: on the CPU, llama.cpp computes the rows of a batch in groups of 4 (the repacked
+Q4_K kernels) and the rest one by one, with float results that differ slightly (P(Yes) moves by up to
+±0.02 over the 116 ways to cut one suffix into two batches, std 0.010). A result is reproducible to the
+last bit only when every token lands in the same kind of row group. So the two prompts share exactly two
+batches of 128 tokens, and the new suffix has 4k + 1 tokens: then the cold pass, the warm pass and the pass
+that reads the hidden state (which evaluates the last token alone) put every row in the same place.
+"""
+
+import time
+
+import numpy as np
+import pytest
+from support import MODEL
+
+from sourcecheck.llm.llama_cpp import LlamaCppModel
+
+pytestmark = [pytest.mark.integration, pytest.mark.model]
+
+PAGE = ("To train FAVA we generated a total of 35,074 training instances with GPT-4 and ChatGPT, inserting "
+        "errors of six types into passages from Wikipedia. The editor model was fine-tuned from Llama2-Chat 7B "
+        "on the synthetic data. On the FAVABench test set it improves over ChatGPT by 9.3 points of F1.")
+CLAIM_A = "FAVA was trained on 35,074 training instances."
+CLAIM_B = "FAVA was trained on 350,000 training instances generated with GPT-4"
+MORE = " and ChatGPT by the authors of the FAVA paper in their own experiments".split(" ")
+
+
+def messages(sources, claim):
+    return [{"role": "system", "content": "You check claims against source excerpts."},
+            {"role": "user", "content": f"Source excerpts:\n{sources}\n\nClaim: {claim}\n\nIs the claim supported by "
+                                        "the source excerpts? Answer with one word: Yes or No."}]
+
+
+def shared_prefix(a, b):
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@pytest.fixture(scope="module")
+def model():
+    assert MODEL.exists(), f"{MODEL} is missing: run scripts/setup first"
+    m = LlamaCppModel(MODEL, n_ctx=2048)
+    m.load()
+    return m
+
+
+@pytest.fixture(scope="module")
+def prompts(model):
+    """Messages A and B (same excerpts, B's claim longer) whose shared tokens are exactly two batches and whose
+    B has 4k + 1 tokens after them; returns (a, b, shared, len(tokens of b))."""
+    batch = model._llm.n_batch
+    for n in range(400):  # pad the excerpts until the claims start right after a batch boundary
+        sources = f"[1] fava.pdf p. 2: {PAGE}" + " Results are reported on the test set." * (n // 8) + " data" * (n % 8)
+        a, ta = messages(sources, CLAIM_A), model.tokens(messages(sources, CLAIM_A))
+        shared = shared_prefix(ta, model.tokens(messages(sources, CLAIM_B))[:-1])
+        if shared == 2 * batch:
+            break
+    else:
+        pytest.fail("no padding puts the claims on a batch boundary")
+    for k in range(len(MORE)):  # lengthen B's claim until its new suffix has 4k + 1 tokens
+        b = messages(sources, CLAIM_B + " ".join(MORE[: k + 1]) + ".")
+        tb = model.tokens(b)
+        if (len(tb) - shared) % 4 == 1 and len(tb) - shared >= 9:
+            assert shared_prefix(ta, tb[:-1]) == shared
+            return a, b, shared, len(tb)
+    pytest.fail("no claim length gives a suffix of 4k + 1 tokens")
+
+
+@pytest.fixture
+def evaluated(model, monkeypatch):
+    """The number of tokens each call of Llama.eval is given, in order."""
+    counts = []
+    llama_class = type(model._llm)
+    real_eval = llama_class.eval
+
+    def counting_eval(self, tokens):
+        counts.append(len(tokens))
+        return real_eval(self, tokens)
+
+    monkeypatch.setattr(llama_class, "eval", counting_eval)
+    return counts
+
+
+def p_yes(model, msgs, state=False):
+    probs, _, hidden = model.choose(msgs, ("Yes", "No"), state=state)
+    return probs["Yes"], hidden
+
+
+def test_a_longer_prompt_that_shares_a_prefix_evaluates_only_its_new_suffix(model, prompts, evaluated):
+    a, b, shared, n_b = prompts
+    model.forget()
+    model.choose(a, ("Yes", "No"))
+    evaluated.clear()
+    warm, _ = p_yes(model, b)
+    assert sum(evaluated) == n_b - shared  # only the new suffix: 2 batches of 128 tokens were reused
+    model.forget()
+    evaluated.clear()
+    cold, _ = p_yes(model, b)
+    assert sum(evaluated) == n_b
+    assert warm == pytest.approx(cold, abs=1e-4)
+
+
+def test_the_hidden_state_comes_from_the_same_pass_as_p_yes(model, prompts, evaluated, capfd):
+    a, b, shared, n_b = prompts
+    model.forget()
+    plain, none = p_yes(model, b)
+    assert none is None  # not asked: not read
+    model.forget()
+    evaluated.clear()
+    with_state, cold = p_yes(model, b, state=True)
+    assert sum(evaluated) == n_b and evaluated[-1] == 1  # the last token alone, with embeddings on
+    assert with_state == pytest.approx(plain, abs=1e-3)
+    assert cold.dtype == np.float32 and cold.shape == (model._llm.n_embd(),) == (1536,)
+    assert np.isfinite(cold).all() and np.linalg.norm(cold) > 10  # ~128 for this model (after the output norm)
+
+    model.forget()
+    model.choose(a, ("Yes", "No"))
+    evaluated.clear()
+    warm_p, warm = p_yes(model, b, state=True)
+    assert sum(evaluated) == n_b - shared  # the prefix cache is kept when the state is read
+    cosine = float(cold @ warm / np.linalg.norm(cold) / np.linalg.norm(warm))
+    assert cosine > 0.999 and warm_p == pytest.approx(with_state, abs=1e-3)
+
+    # Embeddings are switched off again: a many-token batch makes only its last token an output. llama.cpp
+    # logs "embeddings required but some input tokens were not marked as outputs" when they are left on.
+    capfd.readouterr()
+    model.forget()
+    p_yes(model, a)
+    assert "embeddings required" not in capfd.readouterr().err
+
+
+def test_a_state_on_any_prompt_is_within_batch_noise(model):
+    """Unaligned, the split (the last token alone) moves P(Yes) by float noise only."""
+    msgs = messages(f"[1] fava.pdf p. 2: {PAGE}", CLAIM_A)
+    model.forget()
+    plain, _ = p_yes(model, msgs)
+    model.forget()
+    with_state, hidden = p_yes(model, msgs, state=True)
+    print(f"\nunaligned prompt: P(Yes) {plain:.6f} plain, {with_state:.6f} with the state")
+    assert with_state == pytest.approx(plain, abs=0.05) and hidden is not None
+
+
+def test_time_of_choose_with_and_without_the_state(model, prompts):
+    """Printed, not asserted: the state costs one more single-token pass (about one token of generation)."""
+    a, b, _, n_b = prompts
+    times = {}
+    for _ in range(3):  # interleaved, so that a busy machine slows both alike; medians
+        for state in (False, True):
+            model.forget()
+            start = time.perf_counter()
+            model.choose(b, ("Yes", "No"), state=state)
+            times.setdefault(("cold", state), []).append(time.perf_counter() - start)
+            model.forget()
+            model.choose(a, ("Yes", "No"))
+            start = time.perf_counter()
+            model.choose(b, ("Yes", "No"), state=state)
+            times.setdefault(("warm", state), []).append(time.perf_counter() - start)
+    for kind in ("cold", "warm"):
+        off, on = (float(np.median(times[(kind, s)])) for s in (False, True))
+        print(f"\n{kind} ({n_b} tokens): choose() {off:.3f} s without the state, {on:.3f} s with it: "
+              f"x{on / off:.3f}")

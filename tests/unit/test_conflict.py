@@ -1,0 +1,77 @@
+"""The conflict finder: red only where a number, year, negation or direction differs from the source sentence
+about the same thing; rounding, merging and shared words are not conflicts."""
+
+import pytest
+
+from sourcecheck.conflict import corrected, describe, find_conflict, find_conflicts, find_numbers
+from sourcecheck.evidence import Evidence
+
+FAVA = ("Training data. We generated a total of 35,074 training instances by inserting synthetic errors into "
+        "Wikipedia passages. The editor model is based on Llama2-Chat 7B and was fine-tuned for three epochs.")
+RESULTS = ("Results. FAVA improves detection F1 by 23.5 points over ChatGPT on our benchmark. Retrieval of the "
+           "top five documents, followed by reranking, gives the best results.")
+BRIDGE = "The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 1,280 meters long."
+
+
+def ev(passage, doc="d_1", name="a.pdf", page=2):
+    return Evidence(doc, name, page, passage, passage, 0.5)
+
+
+@pytest.mark.parametrize("claim, expected", [
+    ("FAVA was trained on 350,000 training instances.", ("number", "350,000", "35,074")),
+    ("The editor was fine-tuned for five epochs.", ("number", "five", "three")),  # "five" elsewhere is documents
+    ("FAVA improves detection F1 by 25 points over ChatGPT.", ("number", "25", "23.5")),
+    ("FAVA worsens detection F1 by 23.5 points over ChatGPT.", ("direction", "worsens", "improves")),
+    ("FAVA does not improve detection F1 over ChatGPT.", ("negation", "not", "(no negation)")),
+    ("The Golden Gate Bridge opened in 1938.", ("year", "1938", "1937")),
+    ("Its main span is 2,000 meters long.", ("number", "2,000", "1,280")),
+])
+def test_a_value_the_source_states_otherwise_is_a_conflict(claim, expected):
+    found = find_conflict(claim, [ev(RESULTS), ev(FAVA), ev(BRIDGE)])
+    assert (found.kind, found.claim_value, found.source_value) == expected
+
+
+@pytest.mark.parametrize("claim", [
+    "FAVA was trained on about 35,000 training instances.",  # honest rounding
+    "FAVA was trained on 35k training instances.",
+    "The editor was fine-tuned for three epochs.",
+    "Retrieving the top five documents and reranking them gives the best results.",
+    "Its main span is roughly 1,300 meters long.",
+    "The Golden Gate Bridge opened in 1937 and its main span is 1,280 meters long.",  # merged from two sentences
+    "The authors also released a mobile app called FactLens.",  # invented: unsupported, not a conflict
+    "The editor model is based on Llama2-Chat 7B.",  # a number inside a name is no value
+    "FAVA's training instances were made by inserting errors into Wikipedia passages, a costly process.",
+])
+def test_no_conflict_where_the_source_does_not_state_otherwise(claim):
+    assert find_conflict(claim, [ev(RESULTS), ev(FAVA), ev(BRIDGE)]) is None
+
+
+def test_numbers_have_kinds_units_and_scales():
+    found = {n.text: (n.value, n.kind, n.after) for n in find_numbers("In 2019, 76.2% of 1,280 people and 35k mice "
+                                                                      "used GPT-4 for three epochs.")}
+    assert found == {"2019": (2019.0, "year", "76.2"), "76.2%": (76.2, "percent", "1,280"),
+                     "1,280": (1280.0, "count", "people"), "35k": (35000.0, "count", "mice"),
+                     "three": (3.0, "count", "epochs")}
+
+
+def test_the_card_text_and_the_correction_come_from_the_data():
+    claim = "FAVA was trained on 350,000 training instances."
+    found = find_conflict(claim, [ev(FAVA)])
+    assert describe(found, "fava.pdf", 2) == ("The sentence says 350,000; fava.pdf, page 2 says 35,074: “We generated "
+                                              "a total of 35,074 training instances by inserting synthetic errors "
+                                              "into Wikipedia passages.”")
+    assert corrected(claim, found) == "FAVA was trained on 35,074 training instances."
+
+
+def test_documents_that_disagree_are_found_and_shown_both():
+    evidence = [ev("Another count found 34,000 training instances for FAVA.", "d_2", "b.pdf", 3),
+                ev("FAVA used 35,074 training instances.")]
+    conflict, disagreement = find_conflicts("FAVA was trained on 35,074 training instances.", evidence)
+    assert conflict is None and disagreement.kind == "disagreement"
+    assert (disagreement.agrees, disagreement.evidence, disagreement.source_value) == (1, 0, "34,000")
+    assert describe(disagreement, "b.pdf", 3, ("a.pdf", 2)).startswith(
+        "Your sources disagree: a.pdf, page 2 says 35,074")
+    # one document with two values is no disagreement between documents
+    assert find_conflicts("FAVA was trained on 35,074 training instances.",
+                          [ev("Another count found 34,000 training instances for FAVA."),
+                           ev("FAVA used 35,074 training instances.")])[1] is None

@@ -1,0 +1,66 @@
+"""The verifier head: exported features, a fit chosen by grouped cross-validation, each set held out, and the
+runtime applying exactly what was fitted."""
+
+import json
+
+import numpy as np
+import pytest
+
+from sourcecheck.calibration import head_probability
+from sourcecheck.eval import head
+from sourcecheck.judge import Judge
+from sourcecheck.llm.fake import FakeModel
+
+
+def synthetic(rng, n, records, direction):
+    """Sentences whose truth is written along one direction of a 16-float state; P(Yes) is weak noise."""
+    y = rng.integers(0, 2, n)
+    state = rng.standard_normal((n, 16)) + np.outer(2 * y - 1, direction)
+    p_raw = np.clip(0.5 + 0.1 * (2 * y - 1) + 0.3 * rng.standard_normal(n), 0.01, 0.99)
+    return {"record": np.array([f"r{i % records}" for i in range(n)]), "index": np.arange(n), "y": y,
+            "p_raw": p_raw.astype(np.float32), "state": state.astype(np.float16), "conflict": np.zeros(n, bool),
+            "error_types": np.array([""] * n)}
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    direction = np.zeros(16)
+    direction[3] = 1.0
+    return {name: synthetic(rng, 300, 40, direction) for name in ("one", "two", "three")}
+
+
+def test_the_head_reads_what_the_state_knows_on_sets_it_never_saw(data):
+    report = head.leave_one_set_out(data, {"a": 1.0, "b": 0.0})
+    for name, r in report.items():
+        assert r["auroc_head"] > 0.85 and r["auroc_head"] > r["auroc_now"] + 0.1, name
+        assert r["ba_head"] > r["ba_now"], name
+
+
+def test_grouped_folds_keep_records_together(data):
+    folds = head.grouped_folds(data["one"])
+    for record in set(data["one"]["record"].tolist()):
+        assert len(set(folds[data["one"]["record"] == record].tolist())) == 1
+    assert set(folds.tolist()) == set(range(head.FOLDS))
+
+
+def test_the_runtime_applies_the_written_head(data, tmp_path):
+    paths = []
+    for name, d in data.items():
+        np.savez_compressed(tmp_path / f"{name}.npz", **d)
+        paths.append(str(tmp_path / f"{name}.npz"))
+    out = tmp_path / "head.json"
+    assert head.main(["fit", *paths, "--model", "fake", "--out", str(out)]) == 0
+    shipped = json.loads(out.read_text())
+    assert shipped["model"] == "fake" and len(shipped["weights"]) == 16 and set(shipped["fitted_on"]["held_out"]) == {
+        "one", "two", "three"}
+    fitted = {**shipped, "weights": np.asarray(shipped["weights"], dtype=np.float32)}
+    d = data["two"]
+    assert np.allclose([head_probability(fitted, s, p) for s, p in zip(d["state"][:20], d["p_raw"][:20])],
+                       head.predict(fitted, {k: v[:20] for k, v in d.items()}), atol=1e-4)
+    # a judge uses the head only with the model it was fitted on
+    model = FakeModel()
+    assert Judge(model, head=fitted).head is fitted and Judge(model, head={**fitted, "model": "other"}).head is None
+    model.enqueue({"Yes": 0.5, "No": 0.5})
+    score = Judge(model, head=fitted, calibration={"a": 1.0, "b": 0.0}).score("A claim here.", [])
+    assert score.state is not None and score.p_supported == pytest.approx(head_probability(fitted, score.state, 0.5))
