@@ -106,7 +106,7 @@ class Library:
             self._index_pages(doc_id, parsed.pages)
         except SourcecheckError as e:
             self._remove_chunks(doc_id)
-            self._update(doc_id, status="failed", error={"code": e.code, "message": e.message})
+            self._update(doc_id, status="failed", error=e.to_dict())
         except Exception as e:  # an unexpected failure still ends in a visible state, not a stuck one
             self._remove_chunks(doc_id)
             self._update(doc_id, status="failed", error={"code": "ingest_failed", "message": f"Indexing failed: {e}"})

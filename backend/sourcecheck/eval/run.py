@@ -87,7 +87,7 @@ def run_record(record, judge, embedding_function, settings, options):
     except SourcecheckError as e:
         if e.code not in CACHED_ERRORS:
             raise
-        return {"id": record["id"], "sentences": [], "verdicts": [], "error": {"code": e.code, "message": e.message},
+        return {"id": record["id"], "sentences": [], "verdicts": [], "error": e.to_dict(),
                 "index_s": 0.0, "check_s": round(time.monotonic() - started, 3)}
     finally:
         library.close()
