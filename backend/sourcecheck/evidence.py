@@ -1,5 +1,6 @@
 """From retrieved chunks to evidence: rerank, drop overlaps, pick the verbatim quote, order for the prompt."""
 
+import math
 from dataclasses import dataclass
 
 from sourcecheck.text import content_words, numbers, split_sentences
@@ -23,13 +24,18 @@ class Evidence:
 
 
 def select_evidence(claim, hits, filenames, k=5):
-    """Rerank hits for the claim, keep k that do not overlap, most relevant LAST (nearest the claim)."""
+    """Rerank hits for the claim, keep k that do not overlap, most relevant LAST (nearest the claim).
+
+    Words weigh by how rare they are among the candidates (IDF): a paper set about one topic shares its topic
+    words, so what settles a claim is the passage with its specific words and numbers, not the title's."""
     claim_words = set(content_words(claim))
     claim_numbers = numbers(claim)
+    weight = _rarity([hit.text for hit in hits], claim_words)
+    total = sum(weight.values()) or 1.0
     ranked = []
     for hit in hits:
         words = set(content_words(hit.text))
-        overlap = len(claim_words & words) / max(1, len(claim_words))
+        overlap = sum(weight[w] for w in claim_words & words) / total
         number_bonus = 0.1 * len(claim_numbers & numbers(hit.text)) / max(1, len(claim_numbers))
         ranked.append((0.5 * max(hit.similarity, 0.0) + 0.5 * overlap + number_bonus, hit))
     ranked.sort(key=lambda r: -r[0])
@@ -41,15 +47,22 @@ def select_evidence(claim, hits, filenames, k=5):
         chosen.append((score, hit))
         if len(chosen) == k:
             break
-    evidence = [_evidence(claim_words, claim_numbers, score, hit, filenames) for score, hit in chosen]
+    evidence = [_evidence(weight, claim_numbers, score, hit, filenames) for score, hit in chosen]
     return list(reversed(evidence))
 
 
-def _evidence(claim_words, claim_numbers, score, hit, filenames):
-    sentences = [s.text for s in split_sentences(hit.text)] or [hit.text]
+def _rarity(texts, words):
+    """IDF of each claim word among the candidate texts (a word in none weighs most)."""
+    seen = [set(content_words(t)) for t in texts]
+    return {w: math.log(1 + (len(seen) + 1) / (1 + sum(w in s for s in seen))) for w in words}
 
-    def match(s):
-        return len(claim_words & set(content_words(s))) + len(claim_numbers & numbers(s))
+
+def _evidence(weight, claim_numbers, score, hit, filenames):
+    sentences = [s.text for s in split_sentences(hit.text)] or [hit.text]
+    top = max(weight.values(), default=1.0)
+
+    def match(s):  # a shared number counts like the rarest word: it is what a claim is most often about
+        return sum(weight[w] for w in set(weight) & set(content_words(s))) + top * len(claim_numbers & numbers(s))
 
     best = max(range(len(sentences)), key=lambda i: match(sentences[i]))
     lo, hi = best, best + 1
