@@ -15,7 +15,9 @@ TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy
 UNITS = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), 1)}
 _WORD_NUMBER = re.compile(r"\b(?:(" + "|".join(TENS) + r")(?:[-\s](" + "|".join(UNITS) + r"))?|("
                           + "|".join(WORD_NUMBERS) + r"))\b", re.IGNORECASE)
-SCALE = {"k": 1e3, "thousand": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9}
+SCALE = {"k": 1e3, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
+TIME_UNITS = {"seconds", "minutes", "hours", "days", "weeks", "months", "years", "second", "minute", "hour", "day",
+              "week", "month", "year"}
 HEDGES = {"about", "around", "roughly", "approximately", "nearly", "almost", "over", "some", "~", "circa",
           "close", "under", "than", "just"}
 NEGATIONS = {"not", "no", "never", "without", "none", "neither", "nor", "cannot", "fail", "fails", "failed", "lack",
@@ -31,7 +33,9 @@ _PAIRS = ("increase decrease|increased decreased|increases decreases|increasing 
           "associated unassociated|increase reduction|safe unsafe|accurate inaccurate|lowered raised|"
           "lower raise|raised reduced|small large|smaller larger|supported rejected|accepted rejected|"
           "declined increased|declining increasing|good poor|favourable unfavourable|favorable unfavorable|"
-          "high low|strongest weakest|best worst")
+          "high low|strongest weakest|best worst|aligned misaligned|consistent inconsistent|adequate inadequate|"
+          "sufficient insufficient|likely unlikely|successful unsuccessful|feasible infeasible|valid invalid|"
+          "reliable unreliable|efficient inefficient|appropriate inappropriate|satisfied dissatisfied")
 OPPOSITE = {}
 for _pair in _PAIRS.split("|"):
     _a, _b = _pair.split()
@@ -39,9 +43,8 @@ for _pair in _PAIRS.split("|"):
     OPPOSITE.setdefault(_b, set()).add(_a)
 ABOUT_THE_SAME = 0.5  # share of the claim's other content words a source sentence must hold to be about it
 NEAR = 45  # characters on either side of a value whose words say what it is about ("95 days after sowing")
-PREFIXES = ("mis", "un", "in", "im", "non", "dis")  # "aligned" / "misaligned"
-_NUMBER = re.compile(r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<!× )(?<!x )(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(%|percent\b|k\b|thousand\b|"
-                     r"million\b|m\b|billion\b|bn\b))?(?![A-Za-z\d^])", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<!× )(?<!x )(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(%|percent\b|k\b|"
+                     r"hundred\b|thousand\b|million\b|billion\b|bn\b)|((?-i:B))\b)?(?![A-Za-z\d^])", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*", re.IGNORECASE)
 
 
@@ -76,13 +79,15 @@ def find_numbers(text):
     """The numbers a text states, with their kind, unit word and the words before them."""
     out = []
     for m in _NUMBER.finditer(text):
-        raw, suffix = m.group(1), (m.group(2) or "").lower()
+        raw, suffix = m.group(1), (m.group(2) or ("billion" if m.group(3) else "")).lower()
         value = float(raw.replace(",", "")) * SCALE.get(suffix, 1.0)
         kind = "percent" if suffix in ("%", "percent") else (
             "year" if re.fullmatch(r"1[5-9]\d\d|20\d\d", raw) and not suffix else "count")
         out.append(Number(m.group(0), value, kind, text[max(0, m.start() - 25):m.start()].lower(),
                           _next_word(text, m.end()), _near(text, m.start(), m.end())))
     for m in _WORD_NUMBER.finditer(text):
+        if re.match(r"[\s-]+(hundred|thousand|million|billion)\b", text[m.end():], re.IGNORECASE):
+            continue  # "two million": a scale this reader does not multiply out, so no value to compare
         tens, unit, small = (g.lower() if g else g for g in m.groups())
         value = TENS[tens] + UNITS.get(unit, 0) if tens else WORD_NUMBERS[small]
         out.append(Number(m.group(0), float(value), "count",
@@ -173,10 +178,11 @@ def _number_conflict(missing, claim_numbers, sentence, whole):
         return None  # none of the claim's values is here: a sentence about another study or sample
     for c in missing:
         rivals = [s for s in here if s.kind == c.kind and not any(same_value(x, s) for x in claim_numbers)]
+        rivals = [s for s in rivals if not (c.after in TIME_UNITS and s.after in TIME_UNITS and c.after != s.after)]
         same_thing = [s for s in rivals if (c.after and s.after == c.after) or len(c.near & s.near) >= 2]
         only = len({s.value for s in rivals}) == 1 and whole
         if same_thing or only:
-            rival = max(same_thing or rivals, key=lambda s: len(c.near & s.near))
+            rival = max(same_thing or rivals, key=lambda s: (bool(c.after) and s.after == c.after, len(c.near & s.near)))
             return {"year": "year", "percent": "percent"}.get(c.kind, "number"), c.text, rival.text
     return None
 
@@ -226,9 +232,7 @@ def _direction_conflict(claim, sentence):
     claim_words = {w.lower(): m.start() for m in _WORD.finditer(claim) for w in [m.group(0)]}
     source_words = {w.lower(): m.start() for m in _WORD.finditer(sentence) for w in [m.group(0)]}
     for w in sorted(claim_words):
-        rivals = OPPOSITE.get(w, set()) | {p + w for p in PREFIXES} | {w[len(p):] for p in PREFIXES
-                                                                        if w.startswith(p) and len(w) - len(p) >= 5}
-        rivals = {r for r in rivals & set(source_words) if r not in claim_words} if len(w) >= 3 else set()
+        rivals = {r for r in OPPOSITE.get(w, set()) & set(source_words) if r not in claim_words}
         if not rivals or w in source_words:
             continue
         rival = sorted(rivals)[0]
@@ -253,6 +257,8 @@ def describe(conflict, filename, page, agreeing=None):
 
 def corrected(claim, conflict):
     """The claim with its value replaced by the source's (None where no replacement is known)."""
-    if conflict.kind == "negation" or conflict.claim_value not in claim:
+    if conflict.kind == "negation":
         return None
-    return claim.replace(conflict.claim_value, conflict.source_value, 1)
+    pattern = r"(?<![\w.,])" + re.escape(conflict.claim_value) + r"(?![\w])"  # the whole word or number only
+    fixed, n = re.subn(pattern, conflict.source_value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
+    return fixed if n else None

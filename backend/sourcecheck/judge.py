@@ -3,6 +3,7 @@
 import functools
 import math
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
@@ -11,6 +12,7 @@ from string import Template
 from sourcecheck.calibration import calibrated, head_probability, logit
 from sourcecheck.calibration import load as load_calibration
 from sourcecheck.conflict import Conflict, corrected, describe, find_conflict, find_conflicts
+from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import format_sources
 from sourcecheck.text import STOPWORDS, content_words, numbers
 
@@ -73,7 +75,10 @@ class Judge:
         self.head = head if head and getattr(model, "reads_state", False) and head["model"] == model.name else None
         self.states = bool(self.head) or (states and getattr(model, "reads_state", False))
         self.thresholds = {**SENSITIVITY, **((self.head or self.calibration).get("sensitivity") or {})}
+        if sensitivity not in self.thresholds:
+            raise ConfigError(f"Unknown sensitivity {sensitivity!r}; use one of {', '.join(self.thresholds)}.")
         self.threshold = threshold if threshold is not None else self.thresholds[sensitivity]
+        self._lock = threading.Lock()  # request threads share the cache
         self._system = prompt("system").template.strip()
         self._cache = OrderedDict()
 
@@ -137,19 +142,17 @@ class Judge:
         # Calibrated on every call: the cache keeps the model's raw scores.
         conflict, disagreement = find_conflicts(claim, evidence)
         signals = {**signal_features(claim, evidence, p_raw), "conflict": float(conflict is not None)}
-        if conflict:  # what was found, for evaluation (whatever the label)
-            signals["conflict_found"] = conflict.to_dict()
         p = self.calibrate(p_raw, signals, state)
         stances = ["related"] * len(evidence)
-        if p >= (self.thresholds[sensitivity] if sensitivity else self.threshold):
+        if conflict:  # red for a conflict found in the source, shown with both values, whatever P(Yes) says:
+            label = "contradicted"  # the model says Yes to sentences close to the excerpts (docs/quality.md)
+            stances[conflict.evidence] = "refutes"
+        elif p >= (self.thresholds[sensitivity] if sensitivity else self.threshold):
             label = "supported"
             if disagreement:  # the card shows both documents
                 stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
             elif evidence:
                 stances[-1] = "supports"
-        elif conflict:  # red only for a conflict found in the source, shown with both values
-            label = "contradicted"
-            stances[conflict.evidence] = "refutes"
         else:
             label = "unsupported"
         found = conflict if label == "contradicted" else disagreement if label == "supported" else None
@@ -166,8 +169,9 @@ class Judge:
                 return {"error_type": None, "critique": note, "revised": None}
             return {"error_type": None, "critique": _supported_note(evidence), "revised": None}
         key = ("explain", claim, tuple(e.passage for e in evidence), score.label)
-        if key in self._cache:
-            return dict(self._cache[key])
+        cached = self._cache.get(key)
+        if cached is not None:
+            return dict(cached)
         if score.conflict:
             source = evidence[score.conflict.evidence]
             found = {"error_type": CONFLICT_TYPES[score.conflict.kind],
@@ -198,10 +202,11 @@ class Judge:
         return {**out, "error_type": None, "critique": None, "revised": None}
 
     def _remember(self, key, value):
-        self._cache[key] = value
-        self._cache.move_to_end(key)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+        with self._lock:
+            self._cache[key] = value
+            self._cache.move_to_end(key)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
 
     def revise_text(self, text, critiques):
         """The whole text rewritten from the collected critiques (Factored Verification's revision step)."""

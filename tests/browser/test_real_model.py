@@ -1,5 +1,6 @@
-"""One end-to-end run with the real default model (llama.cpp GGUF) and the real embeddings:
-slow (seconds per sentence), so it checks two sentences only."""
+"""One end-to-end run with the real default model (llama.cpp GGUF) and the real embeddings: a wrong figure is
+marked red with both values in its card, a sentence with the exact figure is left unmarked. Slow (seconds per
+sentence), so it checks two sentences only."""
 
 import pytest
 
@@ -10,6 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.model]
 
 MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 WRONG = "The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data."
+RIGHT = "Errors are grouped into six types, from entity errors to unverifiable statements."
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +41,8 @@ def test_real_model_marks_the_wrong_number(browser, real_backend, site, tmp_path
         assert lc["status"] == "done", lc.get("error")
         labels = {s["text"]: s["label"] for s in lc["sentences"]}
         assert len(labels) == 2 and all(label in ("supported", "contradicted", "unsupported") for label in labels.values())
-        assert labels[WRONG] in ("contradicted", "unsupported"), labels
+        # The wrong figure is red (the PDF gives another for the same thing); the exact one is left unmarked.
+        assert labels == {WRONG: "contradicted", RIGHT: "supported"}, labels
         # The page shows exactly the flagged sentences.
         marks = page.evaluate(HIGHLIGHTS_JS)
         marked = sorted(marks.get("sourcecheck-contradicted", []) + marks.get("sourcecheck-unsupported", []))
@@ -55,7 +58,8 @@ def test_real_model_marks_the_wrong_number(browser, real_backend, site, tmp_path
         page.mouse.move(x, y)
         ui = ShadowUI(page)
         card = wait_until(lambda: ui.shown("card"), what="the card")
-        assert "fava.pdf" in ShadowUI.text(card)
+        text = ShadowUI.text(card)
+        assert "fava.pdf" in text and "13B" in text and "7B" in text, text  # both values, from the data
         page.screenshot(path=str(artifacts / "real-model-card.png"))
     finally:
         page.close()

@@ -2,12 +2,12 @@
 a prompt that shares a prefix with the last one evaluates only its new suffix, and the judge's hidden state
 comes from the same pass as P(Yes), cheaply.
 
-Why the prompts are aligned: on the CPU, llama.cpp computes the rows of a batch in groups of 4 (the repacked
-Q4_K kernels) and the rest one by one, with float results that differ slightly (P(Yes) moves by up to
-±0.02 over the 116 ways to cut one suffix into two batches, std 0.010). A result is reproducible to the
-last bit only when every token lands in the same kind of row group. So the two prompts share exactly two
-batches of 128 tokens, and the new suffix has 4k + 1 tokens: then the cold pass, the warm pass and the pass
-that reads the hidden state (which evaluates the last token alone) put every row in the same place.
+Float noise to know about: llama.cpp's CPU kernels give slightly different floats for the same token depending
+on how the prompt is cut into batches (one token alone always differs from a batch; measured: P(Yes) moves by
+up to ±0.02 over the 116 ways to cut one suffix in two, std 0.010). So a warm pass equals a cold one to the
+last bit only when both cut the prompt in the same places: the prompts below share exactly two batches.
+Reading the state evaluates the last token alone, so its P(Yes) equals a plain pass that does the same (a
+repeated prompt) exactly, and a one-batch pass within that noise.
 """
 
 import time
@@ -24,8 +24,7 @@ PAGE = ("To train FAVA we generated a total of 35,074 training instances with GP
         "errors of six types into passages from Wikipedia. The editor model was fine-tuned from Llama2-Chat 7B "
         "on the synthetic data. On the FAVABench test set it improves over ChatGPT by 9.3 points of F1.")
 CLAIM_A = "FAVA was trained on 35,074 training instances."
-CLAIM_B = "FAVA was trained on 350,000 training instances generated with GPT-4"
-MORE = " and ChatGPT by the authors of the FAVA paper in their own experiments".split(" ")
+CLAIM_B = "FAVA was trained on 350,000 training instances generated with GPT-4 and ChatGPT by its authors."
 
 
 def messages(sources, claim):
@@ -53,24 +52,17 @@ def model():
 
 @pytest.fixture(scope="module")
 def prompts(model):
-    """Messages A and B (same excerpts, B's claim longer) whose shared tokens are exactly two batches and whose
-    B has 4k + 1 tokens after them; returns (a, b, shared, len(tokens of b))."""
+    """Messages A and B (same excerpts, B's claim longer) whose shared tokens are exactly two batches;
+    returns (a, b, shared, len(tokens of b))."""
     batch = model._llm.n_batch
     for n in range(400):  # pad the excerpts until the claims start right after a batch boundary
         sources = f"[1] fava.pdf p. 2: {PAGE}" + " Results are reported on the test set." * (n // 8) + " data" * (n % 8)
-        a, ta = messages(sources, CLAIM_A), model.tokens(messages(sources, CLAIM_A))
-        shared = shared_prefix(ta, model.tokens(messages(sources, CLAIM_B))[:-1])
-        if shared == 2 * batch:
-            break
-    else:
-        pytest.fail("no padding puts the claims on a batch boundary")
-    for k in range(len(MORE)):  # lengthen B's claim until its new suffix has 4k + 1 tokens
-        b = messages(sources, CLAIM_B + " ".join(MORE[: k + 1]) + ".")
+        a, b = messages(sources, CLAIM_A), messages(sources, CLAIM_B)
         tb = model.tokens(b)
-        if (len(tb) - shared) % 4 == 1 and len(tb) - shared >= 9:
-            assert shared_prefix(ta, tb[:-1]) == shared
+        shared = shared_prefix(model.tokens(a), tb[:-1])
+        if shared == 2 * batch:
             return a, b, shared, len(tb)
-    pytest.fail("no claim length gives a suffix of 4k + 1 tokens")
+    pytest.fail("no padding puts the claims on a batch boundary")
 
 
 @pytest.fixture
@@ -112,11 +104,17 @@ def test_the_hidden_state_comes_from_the_same_pass_as_p_yes(model, prompts, eval
     model.forget()
     plain, none = p_yes(model, b)
     assert none is None  # not asked: not read
+    evaluated.clear()
+    with_state, repeated = p_yes(model, b, state=True)  # the same prompt again: only its last token is evaluated
+    assert evaluated[-1] == 1 and sum(evaluated) == 1  # alone, with embeddings on
+    again, _ = p_yes(model, b)  # and again without the state: the last token alone, embeddings off
+    assert with_state == pytest.approx(again, abs=1e-6)  # reading the state changes no logit
+    assert with_state == pytest.approx(plain, abs=0.03)  # against a one-batch pass: batch noise only
+
     model.forget()
     evaluated.clear()
-    with_state, cold = p_yes(model, b, state=True)
-    assert sum(evaluated) == n_b and evaluated[-1] == 1  # the last token alone, with embeddings on
-    assert with_state == pytest.approx(plain, abs=1e-3)
+    cold_p, cold = p_yes(model, b, state=True)
+    assert evaluated == [n_b - 1, 1]  # the prompt with embeddings off, then its last token with them on
     assert cold.dtype == np.float32 and cold.shape == (model._llm.n_embd(),) == (1536,)
     assert np.isfinite(cold).all() and np.linalg.norm(cold) > 10  # ~128 for this model (after the output norm)
 
@@ -125,8 +123,9 @@ def test_the_hidden_state_comes_from_the_same_pass_as_p_yes(model, prompts, eval
     evaluated.clear()
     warm_p, warm = p_yes(model, b, state=True)
     assert sum(evaluated) == n_b - shared  # the prefix cache is kept when the state is read
-    cosine = float(cold @ warm / np.linalg.norm(cold) / np.linalg.norm(warm))
-    assert cosine > 0.999 and warm_p == pytest.approx(with_state, abs=1e-3)
+    for other in (warm, repeated):
+        assert float(cold @ other / np.linalg.norm(cold) / np.linalg.norm(other)) > 0.999
+    assert warm_p == pytest.approx(cold_p, abs=1e-4)  # same cuts: 2 batches, the suffix, the last token
 
     # Embeddings are switched off again: a many-token batch makes only its last token an output. llama.cpp
     # logs "embeddings required but some input tokens were not marked as outputs" when they are left on.

@@ -25,6 +25,7 @@ def ev(passage, doc="d_1", name="a.pdf", page=2):
     ("FAVA does not improve detection F1 over ChatGPT.", ("negation", "not", "(no negation)")),
     ("The Golden Gate Bridge opened in 1938.", ("year", "1938", "1937")),
     ("Its main span is 2,000 meters long.", ("number", "2,000", "1,280")),
+    ("The editor model is based on Llama2-Chat 13B.", ("number", "13B", "7B")),  # a model's size
 ])
 def test_a_value_the_source_states_otherwise_is_a_conflict(claim, expected):
     found = find_conflict(claim, [ev(RESULTS), ev(FAVA), ev(BRIDGE)])
@@ -39,11 +40,29 @@ def test_a_value_the_source_states_otherwise_is_a_conflict(claim, expected):
     "Its main span is roughly 1,300 meters long.",
     "The Golden Gate Bridge opened in 1937 and its main span is 1,280 meters long.",  # merged from two sentences
     "The authors also released a mobile app called FactLens.",  # invented: unsupported, not a conflict
-    "The editor model is based on Llama2-Chat 7B.",  # a number inside a name is no value
+    "The editor model is based on Llama2-Chat 7B.",  # "2" inside a name is no value
     "FAVA's training instances were made by inserting errors into Wikipedia passages, a costly process.",
 ])
 def test_no_conflict_where_the_source_does_not_state_otherwise(claim):
     assert find_conflict(claim, [ev(RESULTS), ev(FAVA), ev(BRIDGE)]) is None
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("The app has two million active users.", "The app has 2 million active users."),  # a scale word
+    ("Three hundred patients were enrolled in the trial.", "300 patients were enrolled in the trial."),
+    ("Patients improved within two weeks of enrolment.", "Patients improved within 14 days of enrolment."),
+    ("In order to treat older patients with sleep problems, melatonin was used.",
+     "Melatonin was used to treat older patients with sleep disorder."),  # order / disorder are no opposites
+    ("The tower is 5 m tall and made of steel.", "The tower is 5 metres tall and made of steel."),
+])
+def test_the_same_fact_written_another_way_is_no_conflict(claim, source):
+    assert find_conflict(claim, [ev(source)]) is None
+
+
+def test_a_correction_replaces_the_whole_word_only():
+    claim = "Furthermore, the treated group showed more relapses than controls."
+    found = find_conflict(claim, [ev("The treated group showed fewer relapses than controls.")])
+    assert corrected(claim, found) == "Furthermore, the treated group showed fewer relapses than controls."
 
 
 def test_numbers_have_kinds_units_and_scales():

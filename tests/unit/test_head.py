@@ -50,10 +50,11 @@ def test_the_runtime_applies_the_written_head(data, tmp_path):
         np.savez_compressed(tmp_path / f"{name}.npz", **d)
         paths.append(str(tmp_path / f"{name}.npz"))
     out = tmp_path / "head.json"
-    assert head.main(["fit", *paths, "--model", "fake", "--out", str(out)]) == 0
+    assert head.main(["fit", *paths, "--model", "fake", "--out", str(out), "--tune", "one", "--hold-out", "two"]) == 0
     shipped = json.loads(out.read_text())
-    assert shipped["model"] == "fake" and len(shipped["weights"]) == 16 and set(shipped["fitted_on"]["held_out"]) == {
-        "one", "two", "three"}
+    assert shipped["model"] == "fake" and len(shipped["weights"]) == 16
+    assert set(shipped["fitted_on"]["leave_one_set_out"]) == {"one", "three"}  # "two" was never fitted on
+    assert shipped["sensitivity"]["relaxed"] <= shipped["sensitivity"]["balanced"] <= shipped["sensitivity"]["strict"]
     fitted = {**shipped, "weights": np.asarray(shipped["weights"], dtype=np.float32)}
     d = data["two"]
     assert np.allclose([head_probability(fitted, s, p) for s, p in zip(d["state"][:20], d["p_raw"][:20])],
@@ -64,3 +65,28 @@ def test_the_runtime_applies_the_written_head(data, tmp_path):
     model.enqueue({"Yes": 0.5, "No": 0.5})
     score = Judge(model, head=fitted, calibration={"a": 1.0, "b": 0.0}).score("A claim here.", [])
     assert score.state is not None and score.p_supported == pytest.approx(head_probability(fitted, score.state, 0.5))
+
+
+def test_sensitivity_thresholds_flag_the_shares_they_promise():
+    rng = np.random.default_rng(1)
+    y = np.array([1] * 200 + [0] * 200)
+    p = np.concatenate([rng.beta(5, 2, 200), rng.beta(2, 5, 200)])
+    t = head.sensitivity(y, p)
+    assert np.mean(p[y == 1] < t["relaxed"]) <= 0.02 and np.mean(p[y == 1] < t["balanced"]) <= 0.10
+    assert np.mean(p[y == 0] < t["strict"]) >= 0.85 and t["relaxed"] <= t["balanced"] <= t["strict"]
+
+
+def test_the_shipped_sensitivity_is_reproduced_from_the_committed_features():
+    """Real features (tests/data/features: the default model's P(Yes) and hidden state on the product-shaped set):
+    the thresholds in calibration.json come from the development half, and hold on the held-out half."""
+    from pathlib import Path
+
+    from sourcecheck.calibration import calibrated, load
+
+    calibration = load()
+    data = head.load(sorted(Path(__file__).parents[1].joinpath("data", "features").glob("chatpdfs-*.npz")))
+    p = {n: np.array([calibrated(float(x), None, calibration) for x in d["p_raw"]]) for n, d in data.items()}
+    assert head.sensitivity(data["chatpdfs-dev"]["y"], p["chatpdfs-dev"]) == calibration["sensitivity"]
+    y, q = data["chatpdfs-test"]["y"], p["chatpdfs-test"]
+    assert np.mean(q[y == 1] < calibration["sensitivity"]["balanced"]) <= 0.15  # measured 10.8 %
+    assert np.mean(q[y == 0] < calibration["sensitivity"]["strict"]) >= 0.7  # measured 79.1 %

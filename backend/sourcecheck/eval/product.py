@@ -50,13 +50,13 @@ def settles(evidence, label):
     return len(quote & wanted) >= 0.5 * min(len(quote), len(wanted))
 
 
-def user_view(units, threshold):
+def user_view(units, threshold, override=True):
     """The product numbers for scored units of this set (each unit: y, p, conflict, evidence, label)."""
     true = [u for u in units if u["y"] == 1]
     wrong = [u for u in units if u["y"] == 0]
 
-    def flagged(u):
-        return u["p"] < threshold
+    def flagged(u):  # a found conflict is red whatever p says (unless a row turns that off)
+        return u["p"] < threshold or (override and u.get("conflict"))
 
     def red(u):
         return flagged(u) and u.get("conflict")
@@ -81,3 +81,49 @@ def user_view(units, threshold):
 
 def _share(k, n):
     return k / n if n else None
+
+
+def ablation(units, calibration, threshold=0.5):
+    """The user numbers of one set under each step: the old verdicts (calibrated P(Yes) at 0.5, red when ≥ 60 %
+    of the sentence's words are in its evidence), red for a found conflict, then the tuned threshold."""
+    from sourcecheck.calibration import calibrated
+
+    plain = [{**u, "p": calibrated(u["p_raw"], None, calibration)} for u in units]
+    before = [{**u, "conflict": u.get("features", {}).get("overlap", 0) >= 0.6} for u in plain]
+    return {"P(Yes) calibrated @0.5, red = word overlap ≥ 60 % (before)": user_view(before, 0.5, override=False),
+            "@0.5, red = a conflict found (whatever P(Yes))": user_view(plain, 0.5),
+            f"@{threshold} (balanced, tuned on chatpdfs-dev), red = a conflict found": user_view(plain, threshold)}
+
+
+def main(argv=None):
+    """Print the ablation table of the product-shaped sets in an eval run's predictions.jsonl."""
+    import argparse
+    import json
+    from pathlib import Path
+
+    from sourcecheck.calibration import load
+    from sourcecheck.eval.metrics import fmt
+
+    p = argparse.ArgumentParser(prog="python -m sourcecheck.eval.product", description=main.__doc__)
+    p.add_argument("predictions")
+    p.add_argument("--sensitivity", default="balanced", help="whose threshold (calibration.json) the last row uses")
+    args = p.parse_args(argv)
+    calibration = load()
+    units = {}
+    for line in Path(args.predictions).read_text(encoding="utf-8").splitlines():
+        u = json.loads(line)
+        if u["view"] == "sentence" and u["dataset"].startswith("chatpdfs"):
+            units.setdefault(u["dataset"], []).append(u)
+    print("| set | verdicts | true flagged | errors caught | true red | red that are wrong | conflict errors red "
+          "| settling passage first |\n" + "|" + " --- |" * 8)
+    for name, us in sorted(units.items()):
+        rows = ablation(us, calibration, calibration.get("sensitivity", {}).get(args.sensitivity, 0.5))
+        for row, v in rows.items():
+            print(f"| {name} | {row} | {fmt(v['true_flagged'])} ({v['true']}) | {fmt(v['errors_caught'])} "
+                  f"({v['errors']}) | {v['true_red']} | {fmt(v['red_precision'])} ({v['red']}) | "
+                  f"{fmt(v['conflicts_red'])} | {fmt(v['settling_first'])} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""The backend registry and the choose() contract every transport keeps (the fake's stand-in hidden state)."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sourcecheck.llm
+from sourcecheck.config import load_settings
+from sourcecheck.errors import ModelError
+from sourcecheck.llm import BACKENDS, load_model
+from sourcecheck.llm.fake import FakeModel
+
+LLM = Path(sourcecheck.llm.__file__).parent
+
+
+def ask(claim):
+    return [{"role": "system", "content": "Check claims."},
+            {"role": "user", "content": f"Source excerpts:\n[1] The bridge opened in 1937.\n\nClaim: {claim}"}]
+
+
+def test_every_backend_has_a_lazy_factory():
+    assert set(BACKENDS) == {"llama_cpp", "openai", "fake"}
+    assert load_model(load_settings({"BACKEND": "fake"})).backend == "fake"
+    model = load_model(load_settings({"BACKEND": "llama_cpp", "MODELS_DIR": "/nonexistent"}))
+    assert model.backend == "llama_cpp" and not model.loaded() and not model.available()
+
+
+def test_an_unknown_backend_is_a_config_error_that_lists_the_names():
+    with pytest.raises(ModelError) as err:
+        load_model(load_settings({"BACKEND": "gpt-5"}))
+    assert err.value.code == "config_error"
+    assert all(name in err.value.message for name in BACKENDS)
+
+
+def test_importing_the_registry_loads_no_transport():
+    code = ("import sys, sourcecheck.llm; "
+            "print(sorted(m for m in ('llama_cpp', 'openai', 'sourcecheck.llm.llama_cpp', "
+            "'sourcecheck.llm.openai_compat', 'sourcecheck.llm.fake') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_interface_does_not_import_its_implementations():
+    tree = ast.parse((LLM / "base.py").read_text())
+    names = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [n for n in names if n and n.startswith("sourcecheck.llm")]
+
+
+def test_choose_gives_no_state_unless_asked():
+    model = FakeModel()
+    probs, text, state = model.choose(ask("The bridge opened in 1937."), ("Yes", "No"))
+    assert probs["Yes"] > 0.5 and text == "Yes" and state is None
+
+
+def test_the_fake_state_is_a_small_deterministic_vector_of_the_last_message():
+    model = FakeModel()
+    _, _, one = model.choose(ask("The bridge opened in 1937."), ("Yes", "No"), state=True)
+    _, _, same = FakeModel().choose(ask("The bridge opened in 1937."), ("Yes", "No"), state=True)
+    _, _, other = model.choose(ask("The bridge opened in 1938."), ("Yes", "No"), state=True)
+    assert one.dtype == np.float32 and one.shape == (FakeModel.state_size,)
+    assert np.isfinite(one).all() and np.abs(one).max() <= 1 and np.linalg.norm(one) > 0.5
+    assert np.array_equal(one, same) and not np.array_equal(one, other)
+
+
+def test_enqueued_replies_come_with_a_state_too():
+    model = FakeModel()
+    model.enqueue({"Yes": 0.3, "No": 0.7}, "Yes")
+    probs, text, state = model.choose(ask("x"), ("Yes", "No"), state=True)
+    assert probs == {"Yes": 0.3, "No": 0.7} and text == "No" and state.shape == (FakeModel.state_size,)
+    probs, text, state = model.choose(ask("x"), ("Yes", "No"))
+    assert probs is None and text == "Yes" and state is None
+
+
+def test_which_backends_can_read_a_state():
+    from sourcecheck.llm.llama_cpp import LlamaCppModel
+    from sourcecheck.llm.openai_compat import OpenAIModel
+
+    assert FakeModel.reads_state and LlamaCppModel.reads_state and not OpenAIModel.reads_state
