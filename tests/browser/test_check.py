@@ -69,7 +69,8 @@ def test_card_shows_critique_and_evidence_and_opens_the_pdf(ext, chat, artifacts
     expected = Judge(FakeModel()).calibrate(0.1)
     assert f"P(supported) {round(100 * expected)}%" in text
     assert "wrong entity or number" in text
-    assert "The sources give a different number than the claim." in text
+    # the conflict is stated from the data, both values, not by the model
+    assert "The sentence says 13B; fava.pdf, page 2 says 7B" in text
     assert "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data." in text
     assert "fava.pdf · p. 2" in text
     chat.screenshot(path=str(artifacts / "card.png"))
@@ -130,7 +131,7 @@ def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_di
         assert "Writing the critique…" in ShadowUI.text(card)
         assert ext.last_check()["status"] == "checking"
         chat.screenshot(path=str(artifacts / "card-pending.png"))
-        card = wait_until(lambda: (c := ui.shown("card")) and "different number" in ShadowUI.text(c) and c,
+        card = wait_until(lambda: (c := ui.shown("card")) and "The sentence says 13B" in ShadowUI.text(c) and c,
                           what="the critique in the open card")
         text = ShadowUI.text(card)
         assert "Writing the critique" not in text and "wrong entity or number" in text

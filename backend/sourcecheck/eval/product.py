@@ -83,7 +83,7 @@ def _share(k, n):
     return k / n if n else None
 
 
-def ablation(units, calibration, threshold=0.5):
+def ablation(units, calibration, threshold=0.5, sensitivity="balanced"):
     """The user numbers of one set under each step: the old verdicts (calibrated P(Yes) at 0.5, red when ≥ 60 %
     of the sentence's words are in its evidence), red for a found conflict, then the tuned threshold."""
     from sourcecheck.calibration import calibrated
@@ -92,7 +92,7 @@ def ablation(units, calibration, threshold=0.5):
     before = [{**u, "conflict": u.get("features", {}).get("overlap", 0) >= 0.6} for u in plain]
     return {"P(Yes) calibrated @0.5, red = word overlap ≥ 60 % (before)": user_view(before, 0.5, override=False),
             "@0.5, red = a conflict found (whatever P(Yes))": user_view(plain, 0.5),
-            f"@{threshold} (balanced, tuned on chatpdfs-dev), red = a conflict found": user_view(plain, threshold)}
+            f"@{threshold} ({sensitivity}, tuned on chatpdfs-dev), red = a conflict found": user_view(plain, threshold)}
 
 
 def main(argv=None):
@@ -117,7 +117,7 @@ def main(argv=None):
     print("| set | verdicts | true flagged | errors caught | true red | red that are wrong | conflict errors red "
           "| settling passage first |\n" + "|" + " --- |" * 8)
     for name, us in sorted(units.items()):
-        rows = ablation(us, calibration, calibration.get("sensitivity", {}).get(args.sensitivity, 0.5))
+        rows = ablation(us, calibration, calibration.get("sensitivity", {}).get(args.sensitivity, 0.5), args.sensitivity)
         for row, v in rows.items():
             print(f"| {name} | {row} | {fmt(v['true_flagged'])} ({v['true']}) | {fmt(v['errors_caught'])} "
                   f"({v['errors']}) | {v['true_red']} | {fmt(v['red_precision'])} ({v['red']}) | "
