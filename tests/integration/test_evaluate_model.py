@@ -3,11 +3,13 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sourcecheck.config import load_settings
 from support import ROOT  # the checkout: the GGUF and the benchmarks next to it
 from sourcecheck.calibration import load as load_calibration
+from sourcecheck.eval.records import unpack_state
 from sourcecheck.eval.run import evaluate
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
@@ -34,8 +36,11 @@ def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch):
     again = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None,
                      fit=True)
     assert again["datasets"]["wice"]["timing"]["this_run_records"] == 0
-    # and the calibration fitted from those real scores: the score model, and WiCE has no error types to
-    # fit a stance on, so the shipped rule is carried over
+    # and the calibration fitted from those real scores: the score model; the sensitivity (tuned on the
+    # product-shaped set) is carried over
     fitted = json.loads((tmp_path / "out" / "calibration.fitted.json").read_text())
-    assert set(fitted["weights"]) == {"logit_p"} and fitted["stance"] == load_calibration()["stance"]
+    assert set(fitted["weights"]) == {"logit_p"} and fitted["sensitivity"] == load_calibration()["sensitivity"]
+    # each scored sentence's hidden state is cached with its raw score, for the verifier head
+    states = [unpack_state(u["state"]) for u in preds if u.get("state")]
+    assert len(states) == 2 and all(s.shape == (1536,) and np.isfinite(s).all() and np.abs(s).sum() > 1 for s in states)
     assert again["fit"]["per_set"]["wice"]["current"] == ds["sentence"]["balanced_accuracy"]

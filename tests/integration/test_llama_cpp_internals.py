@@ -147,21 +147,25 @@ def test_a_state_on_any_prompt_is_within_batch_noise(model):
 
 
 def test_time_of_choose_with_and_without_the_state(model, prompts):
-    """Printed, not asserted: the state costs one more single-token pass (about one token of generation)."""
+    """Printed, not asserted: the state costs one more single-token pass (about one token of generation).
+    Measured in back-to-back pairs, alternating which goes first, so that a busy machine slows both alike."""
     a, b, _, n_b = prompts
-    times = {}
-    for _ in range(3):  # interleaved, so that a busy machine slows both alike; medians
-        for state in (False, True):
-            model.forget()
-            start = time.perf_counter()
-            model.choose(b, ("Yes", "No"), state=state)
-            times.setdefault(("cold", state), []).append(time.perf_counter() - start)
-            model.forget()
+
+    def timed(state, warm):
+        model.forget()
+        if warm:
             model.choose(a, ("Yes", "No"))
-            start = time.perf_counter()
-            model.choose(b, ("Yes", "No"), state=state)
-            times.setdefault(("warm", state), []).append(time.perf_counter() - start)
-    for kind in ("cold", "warm"):
-        off, on = (float(np.median(times[(kind, s)])) for s in (False, True))
-        print(f"\n{kind} ({n_b} tokens): choose() {off:.3f} s without the state, {on:.3f} s with it: "
-              f"x{on / off:.3f}")
+        start = time.perf_counter()
+        model.choose(b, ("Yes", "No"), state=state)
+        return time.perf_counter() - start
+
+    for kind, pairs in (("cold", 3), ("warm", 8)):
+        times = []
+        for i in range(pairs):
+            order = (False, True) if i % 2 == 0 else (True, False)
+            pair = {state: timed(state, kind == "warm") for state in order}
+            times.append((pair[False], pair[True]))
+        off, on = np.array(times).T
+        print(f"\n{kind} ({n_b} tokens): choose() median {np.median(off):.3f} s without the state, "
+              f"{np.median(on):.3f} s with it; median ratio of pairs x{np.median(on / off):.3f}, "
+              f"extra {1000 * np.median(on - off):+.0f} ms")

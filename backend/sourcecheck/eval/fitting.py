@@ -141,5 +141,7 @@ def fit_calibration(data, current, threshold=0.5):
     if not score_rows:
         return None
     fitted = fit_score(data, names, score_rows)
+    if current.get("sensitivity"):  # tuned separately, on the product-shaped set (eval/head.py)
+        fitted["sensitivity"] = current["sensitivity"]
     fitted["fitted_on"] = f"{', '.join(names)}: {sum(len(data[n]) for n in names)} records (fitting.py)"
     return {"calibration": fitted, "per_set": per_set}
