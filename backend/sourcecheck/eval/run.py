@@ -27,7 +27,8 @@ from sourcecheck.judge import Judge
 
 # Source files whose changes can change a raw score: part of the cache key.
 FINGERPRINT_FILES = ("check.py", "judge.py", "conflict.py", "evidence.py", "library.py", "lexical.py", "chunking.py", "text.py",
-                     "embeddings.py", "llm/base.py", "llm/fake.py", "llm/llama_cpp.py", "llm/openai_compat.py")
+                     "embeddings.py", "pdf.py", "eval/product.py", "llm/base.py", "llm/fake.py", "llm/llama_cpp.py",
+                     "llm/openai_compat.py")
 CACHED_ERRORS = ("empty_text", "text_too_long", "empty_library", "prompt_too_long", "pdf_no_text")
 
 
