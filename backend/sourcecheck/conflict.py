@@ -136,44 +136,42 @@ def find_conflicts(claim, evidence):
     document; agrees/agreeing_quote: the one that states the claim's value)."""
     claim_numbers = find_numbers(claim)
     about = stems(claim) - {w[:5] for w in NEGATIONS | set(OPPOSITE)}
-    sentences = []  # (evidence index, sentence, shared stems, about the claim as a whole), most relevant first
-    for i in reversed(range(len(evidence))):
+    sentences = []  # (evidence index, sentence, its numbers, shared stems, about the claim as a whole)
+    for i in reversed(range(len(evidence))):  # most relevant first
         for sentence in [s.text for s in split_sentences(evidence[i].passage)] or [evidence[i].passage]:
             shared = about & stems(sentence)
             whole = len(shared) >= min(2, len(about)) > 0 and len(shared) >= ABOUT_THE_SAME * len(about)
-            sentences.append((i, sentence, shared, whole))
+            sentences.append((i, sentence, find_numbers(sentence), shared, whole))
     # A claimed value counts as stated where a sentence near the claim's topic states it, or any with its unit.
-    stated = [(n, len(shared) >= min(2, len(about))) for _, sentence, shared, _ in sentences
-              for n in find_numbers(sentence)]
+    stated = [(n, len(shared) >= min(2, len(about))) for _, _, here, shared, _ in sentences for n in here]
     missing = [c for c in claim_numbers if not any(
-        same_value(c, n) and (whole or not c.after or not n.after or c.after == n.after) for n, whole in stated)]
-    for i, sentence, shared, whole in sentences:
+        same_value(c, n) and (near or not c.after or not n.after or c.after == n.after) for n, near in stated)]
+    for i, sentence, here, shared, whole in sentences:
         if len(shared) < min(2, len(about)):
             continue
-        found = (_number_conflict(missing, claim_numbers, sentence, whole)
+        found = (_number_conflict(missing, claim_numbers, here, whole)
                  or (whole and _negation_conflict(claim, sentence, shared, about))
                  or _direction_conflict(claim, sentence))
         if found:
             return Conflict(found[0], found[1], found[2], i, sentence), None
-    on_topic = [(i, sentence, whole) for i, sentence, _, whole in sentences if whole]
+    on_topic = [(i, sentence, here) for i, sentence, here, _, whole in sentences if whole]
     for c in (c for c in claim_numbers if c not in missing):
-        agree = next(((i, q) for i, q, _ in on_topic if any(same_value(c, n) for n in find_numbers(q))), None)
+        agree = next(((i, q) for i, q, here in on_topic if any(same_value(c, n) for n in here)), None)
         if agree is None:
             continue
-        for j, sentence, whole in on_topic:
+        for j, sentence, here in on_topic:
             if evidence[j].document_id == evidence[agree[0]].document_id:
                 continue
-            found = _number_conflict([c], claim_numbers, sentence, whole)
+            found = _number_conflict([c], claim_numbers, here, True)
             if found:
                 return None, Conflict("disagreement", c.text, found[2], j, sentence, agree[0], agree[1])
     return None, None
 
 
-def _number_conflict(missing, claim_numbers, sentence, whole):
+def _number_conflict(missing, claim_numbers, here, whole):
     """A number of the claim that no evidence states, where this sentence states another value for the same
     thing: the same unit, or two words around both values in common, or (in a sentence about the whole claim)
     the only other value of its kind."""
-    here = find_numbers(sentence)
     if len(claim_numbers) > 1 and not any(same_value(c, n) for c in claim_numbers for n in here):
         return None  # none of the claim's values is here: a sentence about another study or sample
     for c in missing:

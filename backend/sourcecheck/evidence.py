@@ -30,11 +30,11 @@ def select_evidence(claim, hits, filenames, k=5):
     words, so what settles a claim is the passage with its specific words and numbers, not the title's."""
     claim_words = set(content_words(claim))
     claim_numbers = numbers(claim)
-    weight = _rarity([hit.text for hit in hits], claim_words)
+    found = [set(content_words(hit.text)) for hit in hits]
+    weight = _rarity(found, claim_words)
     total = sum(weight.values()) or 1.0
     ranked = []
-    for hit in hits:
-        words = set(content_words(hit.text))
+    for hit, words in zip(hits, found):
         overlap = sum(weight[w] for w in claim_words & words) / total
         number_bonus = 0.1 * len(claim_numbers & numbers(hit.text)) / max(1, len(claim_numbers))
         ranked.append((0.5 * max(hit.similarity, 0.0) + 0.5 * overlap + number_bonus, hit))
@@ -51,9 +51,8 @@ def select_evidence(claim, hits, filenames, k=5):
     return list(reversed(evidence))
 
 
-def _rarity(texts, words):
-    """IDF of each claim word among the candidate texts (a word in none weighs most)."""
-    seen = [set(content_words(t)) for t in texts]
+def _rarity(seen, words):
+    """IDF of each claim word among the candidates' word sets (a word in none weighs most)."""
     return {w: math.log(1 + (len(seen) + 1) / (1 + sum(w in s for s in seen))) for w in words}
 
 

@@ -129,7 +129,7 @@ class Judge:
         evidence: this claim's evidence, most relevant last. shown: the evidence block the prompt presents
         when a check shares one block among its sentences (evidence.EvidenceBlock); default: evidence.
         """
-        key = (claim, tuple(e.passage for e in evidence), decompose, self.states)
+        key = (claim, tuple(e.passage for e in evidence), decompose)
         found = self._cache.get(key)
         if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]

@@ -63,7 +63,6 @@ def test_llm_imports_only_errors_text_config_and_itself():
     assert bad == []
 
 
-@pytest.mark.skipif(not (PACKAGE / "eval").is_dir(), reason="no sourcecheck.eval yet")
 def test_the_runtime_does_not_import_the_evaluation_tools(tmp_path):
     # Only the CLI's `eval` command reaches the tools, by an import inside that command.
     bad = [f"{rel}:{line} {name}" for rel, tree in modules().items() if not rel.startswith("eval/")

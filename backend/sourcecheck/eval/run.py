@@ -20,8 +20,7 @@ from sourcecheck.errors import SourcecheckError
 from sourcecheck.eval.align import items, score_view
 from sourcecheck.eval.fitting import fit_calibration
 from sourcecheck.eval.product import papers, user_view
-from sourcecheck.eval.records import pack_state
-from sourcecheck.eval.records import dataset_name, load_records, select, usable
+from sourcecheck.eval.records import dataset_name, load_records, pack_state, select, usable
 from sourcecheck.eval.report import write_outputs
 from sourcecheck.judge import Judge
 
