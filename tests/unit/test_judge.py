@@ -198,3 +198,11 @@ def test_sources_text_points_at_the_best_excerpt_when_it_is_not_last():
     assert "most relevant" not in sources_text([a, b], [a, b])
     assert sources_text([b], [b, a]).endswith("(The excerpt most relevant to the claim is [1].)")
     assert sources_text([], None) == "(none found)"
+
+
+def test_an_unknown_sensitivity_setting_is_a_clear_config_error():
+    from sourcecheck.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        Judge(FakeModel(), sensitivity="Strict")
+    assert err.value.code == "config_error" and "relaxed, balanced, strict" in err.value.message
