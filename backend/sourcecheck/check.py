@@ -5,8 +5,11 @@ import time
 from dataclasses import dataclass
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import EvidenceBlock, select_evidence
+from sourcecheck.evidence import EvidenceBlock, aligned, select_evidence
 from sourcecheck.text import find_citations, split_sentences, strip_citations
+
+
+PROMPT_EVIDENCE = ("shared", "passages", "aligned")
 
 
 @dataclass
@@ -15,7 +18,9 @@ class CheckOptions:
     decompose: bool = False  # split long sentences into atomic claims first
     top_k: int = 5
     critique: bool = True  # generate critiques for unsupported sentences (evaluation needs only scores)
-    shared_evidence: bool = True  # one evidence block per check, a KV-cache prefix shared by its sentences
+    # What each sentence's prompt shows: "shared", one evidence block per check, a KV-cache prefix shared by its
+    # sentences; "passages", its own evidence only; "aligned", only the source sentences that bear on it
+    prompt_evidence: str = "shared"
     internals: bool = False  # verdicts also carry what their score came from (evaluation; not in the API)
     sensitivity: str | None = None  # relaxed | balanced | strict: how readily sentences are flagged
 
@@ -30,6 +35,8 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
         raise EmptyText("There is no text to check; select some text first.")
     if options.sensitivity is not None and options.sensitivity not in judge.thresholds:
         raise BadRequest(f"Unknown sensitivity {options.sensitivity!r}; use one of {', '.join(judge.thresholds)}.")
+    if options.prompt_evidence not in PROMPT_EVIDENCE:
+        raise BadRequest(f"Unknown prompt evidence {options.prompt_evidence!r}; use one of {', '.join(PROMPT_EVIDENCE)}.")
     if len(text) > max_chars:
         raise TextTooLong(f"The text has {len(text):,} characters; the limit is {max_chars:,}. Check it in parts.")
     for doc_id in documents or ():
@@ -56,7 +63,8 @@ def _events(text, library, judge, ready, documents, options):
     for s in checkable:
         claim = claims[s.index]
         evidence = select_evidence(claim, hits[s.index], filenames, options.top_k)
-        shown = block.add(evidence) if options.shared_evidence else None
+        shown = (block.add(evidence) if options.prompt_evidence == "shared" else
+                 aligned(claim, evidence) if options.prompt_evidence == "aligned" else None)
         score = judge.score(claim, evidence, decompose=options.decompose, shown=shown, sensitivity=options.sensitivity)
         final = score.label == "supported" or not options.critique
         card = judge.explain(claim, evidence, score) if score.label == "supported" else {}

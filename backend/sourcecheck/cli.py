@@ -38,8 +38,9 @@ def main(argv=None):
     p.add_argument("--cache", help="verdict cache folder (default OUT/cache)")
     p.add_argument("--critique", action="store_true", help="also generate critiques (slow; not scored)")
     p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
-    p.add_argument("--per-sentence-evidence", action="store_true",
-                   help="each sentence's prompt shows only its own evidence (no shared block; slower)")
+    p.add_argument("--prompt-evidence", choices=["shared", "passages", "aligned"], default="shared",
+                   help="what each sentence's prompt shows: one block shared by the check's sentences (default), "
+                   "its own passages, or only the source sentences aligned with it")
     p.add_argument("--rescore", metavar="FINGERPRINT", help="score the verdicts cached under an earlier "
                    "run's fingerprint (see its results.json) without running the model")
     args = parser.parse_args(argv)
@@ -179,7 +180,7 @@ def evaluate(args, settings):
 
     report = run(args.data, settings, limit=args.limit, seed=args.seed, out=args.out, cache_dir=args.cache,
                  critique=args.critique, decompose=args.decompose, rescore=args.rescore,
-                 shared_evidence=not args.per_sentence_evidence, fit=True)
+                 prompt_evidence=args.prompt_evidence, fit=True)
     print((Path(args.out) / "results.md").read_text(), end="")
     print(f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png"
           + (", calibration.fitted.json (copy it to backend/sourcecheck/calibration.json to use it)"

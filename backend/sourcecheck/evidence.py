@@ -1,11 +1,16 @@
 """From retrieved chunks to evidence: rerank, drop overlaps, pick the verbatim quote, order for the prompt."""
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from sourcecheck.text import content_words, numbers, split_sentences
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
+ALIGNED_WORDS = 90  # most words of source sentences an aligned prompt shows (aligned())
+# A sentence that opens by pointing back ("It", "These models", "Such a test") needs the one before it.
+_POINTS_BACK = re.compile(r"^[\W_]*(it|its|they|their|them|this|these|those|such|he|she|his|her|both|the latter|"
+                          r"the former|here|there|however|thus|therefore|moreover)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -78,6 +83,48 @@ def _evidence(weight, claim_numbers, score, hit, filenames):
     passage = " ".join(sentences[lo:hi]) if hi > lo else quote
     return Evidence(hit.document_id, filenames.get(hit.document_id, ""), hit.page, quote, passage,
                     min(1.0, max(0.0, score)))
+
+
+def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
+    """The source sentences that bear on the claim, in place of whole passages: a short prompt.
+
+    Greedy cover: each next sentence is the one that adds the most of the claim's words (weighted by rarity
+    among the candidates) and numbers not yet covered, until nothing is added or the budget is spent; at
+    least two when there are two. A sentence that points back brings the one before it. Returns evidence items
+    whose passage is just their chosen sentences, in the given order (most relevant last); the items
+    themselves (quote, page) are unchanged, so the card shows the same evidence.
+    """
+    claim_words, claim_numbers = set(content_words(claim)), numbers(claim)
+    candidates = []  # (item, position, sentence, words, numbers)
+    for i, e in enumerate(evidence):
+        for j, s in enumerate([s.text for s in split_sentences(e.passage)] or [e.passage]):
+            candidates.append((i, j, s, set(content_words(s)), numbers(s)))
+    weight = _rarity([c[3] for c in candidates], claim_words)
+    top = max(weight.values(), default=1.0)
+    chosen, words_left, numbers_left, spent = set(), set(claim_words), set(claim_numbers), 0
+
+    def gain(c):  # ties go to the more relevant item (later in evidence), then to the earlier sentence
+        return (sum(weight[w] for w in words_left & c[3]) + top * len(numbers_left & c[4]), c[0], -c[1])
+
+    while True:
+        left = [c for c in candidates if (c[0], c[1]) not in chosen and spent + len(c[2].split()) <= budget_words]
+        if not left:
+            break
+        best = max(left, key=gain)
+        if gain(best)[0] <= 0 and len(chosen) >= 2:
+            break
+        chosen.add((best[0], best[1]))
+        spent += len(best[2].split())
+        words_left -= best[3]
+        numbers_left -= best[4]
+        if best[1] > 0 and _POINTS_BACK.match(best[2]):
+            chosen.add((best[0], best[1] - 1))
+    out = []
+    for i, e in enumerate(evidence):
+        picked = [c[2] for c in candidates if c[0] == i and (i, c[1]) in chosen]
+        if picked:
+            out.append(replace(e, passage=" ".join(picked)))
+    return out
 
 
 def format_sources(evidence):

@@ -21,9 +21,11 @@ NOT_FOUND = "Your PDFs do not say this; the closest passages are shown below."
 CONFLICT_TYPES = {"number": "entity", "year": "entity", "percent": "entity", "negation": "contradictory",
                   "direction": "relation"}
 # A clause that says what the sources state, unless it denies it ("the excerpts do not mention ...")
-_ATTRIBUTION = re.compile(r"\b(excerpts?|sources?|passages?|papers?|text|documents?|study|studies|authors?)\b"
-                          r".{0,60}?\b(states?|says?|reports?|mentions?|shows?|notes?|indicates?|describes?|lists?|"
-                          r"finds?|found|gives?|is|are|was|were)\b", re.IGNORECASE)
+_ATTRIBUTION = re.compile(r"\b(according to|as (?:stated|reported|described|given) (?:in|by)|per the)\b|"
+                          r"\b(excerpts?|sources?|passages?|papers?|text|documents?|study|studies|authors?)\b"
+                          r".{0,60}?\b(states?|stated|says?|said|reports?|reported|mentions?|mentioned|shows?|notes?|"
+                          r"indicates?|describes?|lists?|finds?|found|gives?|claims?|has|have|had|contains?|uses?|"
+                          r"is|are|was|were)\b", re.IGNORECASE)
 _DENIAL = re.compile(r"\b(not|no|never|nothing|neither)\b|n't", re.IGNORECASE)
 # p_supported below which a sentence is flagged, per sensitivity, where the head or calibration in use names
 # none of its own (each is fitted on the product-shaped set: docs/quality.md)
@@ -129,7 +131,7 @@ class Judge:
         evidence: this claim's evidence, most relevant last. shown: the evidence block the prompt presents
         when a check shares one block among its sentences (evidence.EvidenceBlock); default: evidence.
         """
-        key = (claim, tuple(e.passage for e in evidence), decompose)
+        key = (claim, tuple(e.passage for e in evidence), shown and tuple(e.passage for e in shown), decompose)
         found = self._cache.get(key)
         if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]

@@ -160,9 +160,22 @@ def content_words(text):
     return [w for w in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower()) if w not in STOPWORDS and len(w) > 1]
 
 
+_SCALE = {"k": 1e3, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
+_NUMBER = re.compile(r"(\d+(?:[.,]\d+)*)(?:\s?(k|thousand|million|billion|bn)\b)?", re.IGNORECASE)
+
+
 def numbers(text):
-    """Numbers written in the text, normalised ('35,074' → '35074', '76.2%' → '76.2')."""
-    return {n.replace(",", "") for n in re.findall(r"\d+(?:[.,]\d+)*", text)}
+    """Numbers written in the text, normalised to their value ('35,074' → '35074', '76.2%' → '76.2', '35k' and
+    '35 thousand' → '35000'), so that two ways of writing one number meet."""
+    out = set()
+    for m in _NUMBER.finditer(text):
+        raw, scale = m.group(1).replace(",", ""), _SCALE.get((m.group(2) or "").lower(), 1.0)
+        if raw.count(".") > 1:  # a version or section number ("3.5.1"): as written
+            out.add(raw)
+            continue
+        value = float(raw) * scale
+        out.add(str(int(value)) if value.is_integer() and (scale > 1 or "." not in raw) else repr(round(value, 6)))
+    return out
 
 
 STOPWORDS = set(

@@ -4,6 +4,7 @@ import pytest
 
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.embeddings import HashEmbedding
+from sourcecheck.evidence import ALIGNED_WORDS
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, TextTooLong
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
@@ -123,7 +124,7 @@ def test_shared_evidence_block_grows_once_and_points_at_the_best_excerpt(library
     shared = first[: first.index("Claim:")].strip()
     assert second.startswith(shared)  # the second prompt extends the first: a KV-cache prefix
     model.history.clear()
-    list(check_text(text, library, judge(model), options=CheckOptions(shared_evidence=False)))
+    list(check_text(text, library, judge(model), options=CheckOptions(prompt_evidence="passages")))
     own = [m[-1]["content"] for kind, m in model.history if kind == "choose"][1]
     assert own.count("[1]") == 1 and not own.startswith(shared)
 
@@ -156,3 +157,21 @@ def test_an_unknown_sensitivity_is_refused_before_any_event(library):
     with pytest.raises(BadRequest) as err:
         check_text("The bridge is orange.", library, judge(), options=CheckOptions(sensitivity="paranoid"))
     assert "relaxed, balanced, strict" in err.value.message
+
+
+def test_aligned_prompt_shows_only_the_sentences_that_bear_on_the_claim(library):
+    model = FakeModel()
+    text = "Its main span is 1,280 meters long."
+    events = list(check_text(text, library, judge(model), options=CheckOptions(prompt_evidence="aligned",
+                                                                               critique=False)))
+    prompt = next(m[-1]["content"] for kind, m in model.history if kind == "choose")
+    sources = prompt[: prompt.index("Claim:")]
+    assert "1,280" in sources and len(sources.split()) <= ALIGNED_WORDS + 40  # sentences, not whole passages
+    passages = " ".join(e["quote"] for e in events[1]["evidence"])
+    assert "1,280" in passages  # the card's evidence is the same as with whole passages
+
+
+def test_an_unknown_prompt_evidence_is_refused_before_any_event(library):
+    with pytest.raises(BadRequest) as err:
+        check_text("The bridge is orange.", library, judge(), options=CheckOptions(prompt_evidence="all"))
+    assert "shared, passages, aligned" in err.value.message

@@ -94,3 +94,22 @@ def test_documents_that_disagree_are_found_and_shown_both():
     assert find_conflicts("FAVA was trained on 35,074 training instances.",
                           [ev("Another count found 34,000 training instances for FAVA."),
                            ev("FAVA used 35,074 training instances.")])[1] is None
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("Among vaccinated participants there were no severe cases.",
+     "Severe cases occurred in 12 unvaccinated participants and none among vaccinated participants."),
+    ("The model did not improve accuracy on the held-out set.",
+     "The model improved accuracy on the training set but not on the held-out set."),
+    ("No participants withdrew because of adverse events.",
+     "Participants withdrew for personal reasons; none withdrew because of adverse events.")])
+def test_two_negations_are_not_told_apart_by_words_so_they_are_no_conflict(claim, source):
+    assert find_conflict(claim, [ev(source)]) is None
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("The drug did not reduce mortality in the trial.", "The drug reduced mortality in the trial by 20 percent."),
+    ("The drug reduced mortality in the trial.",
+     "The drug did not reduce mortality in the trial, but shortened hospital stays.")])
+def test_a_negation_on_one_side_only_is_a_conflict(claim, source):
+    assert find_conflict(claim, [ev(source)]).kind == "negation"

@@ -198,14 +198,14 @@ def test_cache_key_changes_with_what_changes_scores(settings):
     assert fingerprint(settings, CheckOptions(), model) == base
     assert fingerprint(settings, CheckOptions(top_k=3), model) != base
     assert fingerprint({**settings, "CHUNK_WORDS": 60}, CheckOptions(), model) != base
-    assert fingerprint(settings, CheckOptions(shared_evidence=False), model) != base
+    assert fingerprint(settings, CheckOptions(prompt_evidence="passages"), model) != base
 
 
-def test_per_sentence_evidence_is_an_eval_option(data, settings, tmp_path):
-    """--per-sentence-evidence measures the slower path the shared evidence block replaced."""
+def test_prompt_evidence_is_an_eval_option(data, settings, tmp_path):
+    """--prompt-evidence passages measures the slower path the shared evidence block replaced."""
     shared, _ = run(data, settings, tmp_path / "out")
-    own, _ = run(data, settings, tmp_path / "out", shared_evidence=False)
-    assert shared["options"]["shared_evidence"] is True and own["options"]["shared_evidence"] is False
+    own, _ = run(data, settings, tmp_path / "out", prompt_evidence="passages")
+    assert shared["options"]["prompt_evidence"] == "shared" and own["options"]["prompt_evidence"] == "passages"
     assert own["fingerprint"] != shared["fingerprint"]  # its own cache: nothing is served from the other run's
     assert own["datasets"]["tiny"]["timing"]["this_run_records"] == shared["datasets"]["tiny"]["records"]
 

@@ -99,7 +99,9 @@ def test_a_revision_is_shown_only_when_it_changes_the_sentence_and_scores_suppor
     ("The excerpts say the span is 1,280 meters, but the sentence says it was painted in 1935.", True),
     ("The source lists 7 types.", False),  # a number the source does not give
     ("The excerpts do not mention 1935 or any painting.", True),  # a denial states nothing
-    ("The excerpt mentions Morrow as the painter.", False)])  # the claim's name, not in the source
+    ("The excerpt mentions Morrow as the painter.", False),  # the claim's name, not in the source
+    ("According to the excerpts, Morrow painted it in 1935.", False),  # attributed without a verb after "excerpts"
+    ("The paper has Morrow as its painter.", False)])
 def test_a_critique_that_puts_the_sentences_own_facts_in_the_sources_mouth_is_refused(critique, sound):
     from sourcecheck.judge import NOT_FOUND, critique_is_sound
 

@@ -69,3 +69,9 @@ def test_an_emoji_stays_with_the_sentence_before_it():
     text = "Great question! 🙂 Here is what the paper says. Café owners liked it 🚀. The span is 1,280 m."
     assert texts(text) == [("Great question! 🙂", False), ("Here is what the paper says.", False),
                            ("Café owners liked it 🚀.", True), ("The span is 1,280 m.", True)]
+
+
+def test_numbers_with_a_scale_word_meet_the_same_number_written_out():
+    """'35k' is 35,000, as the conflict finder reads it: a claim of 35k is not "missing" from a source of 35,000."""
+    assert numbers("35k instances") == numbers("35,000 instances") == numbers("35 thousand instances") == {"35000"}
+    assert numbers("1.5 million users, version 3.5.1, 10 km") == {"1500000", "3.5.1", "10"}

@@ -168,7 +168,7 @@ def bench_check(lib, r, ablation=False):
     run("ours", ours(CheckOptions(top_k=settings["TOP_K"])), shared)
     run("warm", ours(CheckOptions(top_k=settings["TOP_K"])), shared)  # same judge: the verdict cache
     if ablation:  # our pipeline without the shared evidence block
-        run("unshared", ours(CheckOptions(top_k=settings["TOP_K"], shared_evidence=False)), judge())
+        run("unshared", ours(CheckOptions(top_k=settings["TOP_K"], prompt_evidence="passages")), judge())
     run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())
 
 

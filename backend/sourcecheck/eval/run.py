@@ -121,7 +121,7 @@ class Cache:
 
 
 def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None, critique=False,
-             decompose=False, model=None, log=None, rescore=None, shared_evidence=True, fit=False):
+             decompose=False, model=None, log=None, rescore=None, prompt_evidence="shared", fit=False):
     """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png
     (and calibration.fitted.json with fit).
 
@@ -139,14 +139,16 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
     cache_dir = Path(cache_dir) if cache_dir else out / "cache"
     model = model or load_model(settings)
     # the hidden state is read and cached with each raw score, so a verifier head can be fitted on it
-    judge = Judge(model, threshold=settings["THRESHOLD"], head=load_head(), states=True)
+    judge = Judge(model, threshold=settings["THRESHOLD"] or None, head=load_head(), states=True,
+                  sensitivity=settings["SENSITIVITY"])
+    threshold = judge.threshold  # what users get, unless the THRESHOLD setting says otherwise
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
     options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique,
-                           shared_evidence=shared_evidence, internals=True)
+                           prompt_evidence=prompt_evidence, internals=True)
     key = rescore or fingerprint(settings, options, model)
     report = {"fingerprint": key, "rescored": bool(rescore), "settings": {k: settings[k] for k in (
         "BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")},
-        "options": asdict(options), "limit": limit, "seed": seed, "calibration": judge.calibration,
+        "threshold": threshold, "options": asdict(options), "limit": limit, "seed": seed, "calibration": judge.calibration,
         "datasets": {}}
     predictions, data = [], {}
     for path in paths:
@@ -174,7 +176,7 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
                 cached_s += result["index_s"] + result["check_s"]
             results.append((record, result))
         data[name] = results
-        report["datasets"][name] = ds = score_dataset(name, results, judge, settings["THRESHOLD"], predictions)
+        report["datasets"][name] = ds = score_dataset(name, results, judge, threshold, predictions)
         sentences = sum(len(r["verdicts"]) for _, r in results)
         total_s = sum(r["index_s"] + r["check_s"] for _, r in results)
         ds["timing"] = {"records": len(results), "sentences": sentences, "seconds": round(total_s, 1),
@@ -185,7 +187,7 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
         ds["file"] = str(path)
         if missing:
             ds["missing_from_cache"] = missing
-    report["fit"] = fit_calibration(data, judge.calibration, settings["THRESHOLD"]) if fit else None
+    report["fit"] = fit_calibration(data, judge.calibration, threshold) if fit else None
     if report["fit"]:
         (out / "calibration.fitted.json").write_text(json.dumps(report["fit"]["calibration"], indent=1) + "\n")
     write_outputs(out, report, predictions)
