@@ -7,6 +7,8 @@ import sys
 from sourcecheck.config import load_settings
 from sourcecheck.errors import SourcecheckError, error_body
 
+SERVER_THREADS = 24  # a check holds a thread for its whole stream; status polls and uploads need their own
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="sourcecheck", description=__doc__)
@@ -56,6 +58,10 @@ def main(argv=None):
 
 
 def serve(args, settings):
+    import signal
+
+    from waitress.server import create_server
+
     from sourcecheck.app import create_app
     from sourcecheck.security import new_pairing_code
     from sourcecheck.services import get_services
@@ -66,8 +72,22 @@ def serve(args, settings):
     get_services(app).resume_ingest()
     get_services(app).warm_up()
     print(f"Pairing code: {new_pairing_code(settings)}  (enter it in the extension's side panel)", flush=True)
+    server = create_server(app, host=settings["HOST"], port=settings["PORT"], threads=SERVER_THREADS,
+                           ident="sourcecheck", clear_untrusted_proxy_headers=True)
     print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)
-    app.run(host=settings["HOST"], port=settings["PORT"], threaded=True, use_reloader=False)
+
+    def stop(signum, frame):  # SIGTERM (a service manager, `kill`) stops like Ctrl-C does
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        get_services(app).close()  # no new ingest starts; Chroma's writes are done before the process ends
+    print("Stopped.", flush=True)
 
 
 def ingest(args, settings):

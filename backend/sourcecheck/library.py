@@ -50,6 +50,7 @@ class Library:
         self.embedding_function = embedding_function
         self.chunk_words = chunk_words
         self._lock = threading.RLock()
+        self._stopping = threading.Event()  # stop(): ingests end between two writes
         self._bm25 = None
         self._memory_files = {}  # PDF bytes of an in-memory library
         chroma_settings = Settings(anonymized_telemetry=False, allow_reset=False)
@@ -140,8 +141,9 @@ class Library:
             ids, texts, metas = [c[0] for c in group], [c[1] for c in group], [c[2] for c in group]
             vectors = self.embedding_function(texts)  # outside the lock: searches go on meanwhile
             with self._lock:
-                if doc_id not in self._docs:
-                    return  # deleted while it was being indexed
+                if doc_id not in self._docs or self._stopping.is_set():
+                    return  # deleted while it was being indexed, or the server is stopping: resumed at the next
+                    # start (pending()), the chunks written so far are written again
                 self._collection.upsert(ids=ids, documents=texts, embeddings=vectors, metadatas=metas)
                 if self._bm25 is not None:
                     self._bm25.add(ids, texts, metas)
@@ -193,6 +195,13 @@ class Library:
             self._collection.add(ids=ids, documents=texts, embeddings=vectors, metadatas=metadatas)
             if self._bm25 is not None:
                 self._bm25.add(ids, texts, metadatas)
+
+    def stop(self):
+        """Let a running ingest end between two writes and wait for the write in progress: a server that stops
+        leaves nothing half-written, and the document is resumed at the next start."""
+        self._stopping.set()
+        with self._lock:
+            pass
 
     def close(self):
         """Drop an in-memory library's chunks: Chroma's in-memory client outlives the Library object."""

@@ -88,6 +88,13 @@ class Services:
         thread.start()
         return thread
 
+    def close(self):
+        """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start."""
+        with self._lock:
+            library = self._library
+        if library is not None:
+            library.stop()
+
     def _ingest_worker(self):
         while True:
             doc_id = self._queue.get()

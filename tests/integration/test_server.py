@@ -2,7 +2,9 @@
 
 import json
 import re
+import signal
 import subprocess
+import time
 
 import httpx
 import pytest
@@ -75,3 +77,37 @@ def test_pair_command_issues_a_code_the_running_server_accepts(server, index_dir
                          text=True, timeout=60)
     code = re.search(r"(\d{3}-\d{3})", out.stdout).group(1)
     assert httpx.post(f"{base}/api/v1/pair", json={"code": code}).status_code == 200
+
+
+def test_each_verdict_reaches_the_client_when_it_is_known_and_sigterm_stops_cleanly(index_dir, fava_pdf):
+    """The production server (waitress) streams unbuffered: a verdict arrives before the critiques after it are
+    written (each takes FAKE_DELAY). SIGTERM ends the process with exit code 0 and says so."""
+    port = free_port()
+    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, FAKE_DELAY=1.5,
+                          TOKEN="t0ken")
+    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        proc.stdout.readline(), proc.stdout.readline()
+        api = f"http://127.0.0.1:{port}/api/v1"
+        wait_for(f"{api}/health", proc)
+        auth = {"Authorization": "Bearer t0ken"}
+        files = [("file", (fava_pdf.name, fava_pdf.read_bytes(), "application/pdf"))]
+        doc = httpx.post(f"{api}/documents", files=files, headers=auth).json()["documents"][0]
+        for _ in range(100):
+            if httpx.get(f"{api}/documents/{doc['id']}", headers=auth).json()["document"]["status"] == "ready":
+                break
+        text = "FAVA was trained on 350k instances. FAVA runs on bicycles. FAVA detects six error types."
+        arrived = []
+        with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth, timeout=60) as resp:
+            for line in resp.iter_lines():
+                if line:
+                    arrived.append((time.monotonic(), json.loads(line)))
+        first_verdict = next(t for t, e in arrived if e["type"] == "verdict")
+        written = [t for t, e in arrived if e["type"] == "verdict" and e["label"] == "unsupported" and e["final"]]
+        assert written and written[-1] - first_verdict >= 1.2  # not held back until the critique was written
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        assert "Stopped." in proc.stdout.read()
+    finally:
+        stop(proc)

@@ -187,3 +187,26 @@ def test_model_failure_mid_stream_ends_with_an_error_event(client, app, bridge_p
     events = [json.loads(line) for line in resp.data.decode().splitlines()]
     assert [e["type"] for e in events] == ["sentences", "error"]
     assert events[-1]["error"] == {"code": "model_unreachable", "message": "Cannot reach the server."}
+
+
+def test_check_output_matches_the_openapi_schemas(client, app, fava_pdf, bridge_pdf):
+    """Every streamed event is a CheckEvent and the one-object answer a CheckResult, as api/openapi.json says."""
+    from importlib import resources
+
+    from jsonschema import Draft202012Validator
+
+    doc = json.loads(resources.files("sourcecheck.api").joinpath("openapi.json").read_text())
+
+    def validator(name):
+        return Draft202012Validator({**doc, "$ref": f"#/components/schemas/{name}"})
+
+    ready_library(client, app, fava_pdf, bridge_pdf)
+    text = "Sure! The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long."
+    events = [json.loads(line) for line in client.post("/api/v1/check", json={"text": text}).data.splitlines()]
+    assert any(e.get("conflict") for e in events)  # the optional parts are exercised too
+    for event in events:
+        validator("CheckEvent").validate(event)
+    body = client.post("/api/v1/check", json={"text": text}, headers={"Accept": "application/json"}).get_json()
+    validator("CheckResult").validate(body)
+    bad = {**body, "verdicts": [{**body["verdicts"][0], "label": "wrong"}]}
+    assert not validator("CheckResult").is_valid(bad)  # the schema does check what it is given
