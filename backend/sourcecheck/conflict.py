@@ -107,7 +107,8 @@ def _near(text, start, end):
 
 
 def _next_word(text, at):
-    words = content_words(text[at:at + 40])
+    """The first word after a number, past other numbers ("3.8 ± 1.2 cm", "5 to 15 years"): its unit."""
+    words = [w for w in content_words(text[at:at + 40]) if not any(ch.isdigit() for ch in w)]
     return words[0] if words else ""
 
 
@@ -177,12 +178,20 @@ def _number_conflict(missing, claim_numbers, here, whole):
     for c in missing:
         rivals = [s for s in here if s.kind == c.kind and not any(same_value(x, s) for x in claim_numbers)]
         rivals = [s for s in rivals if not (c.after in TIME_UNITS and s.after in TIME_UNITS and c.after != s.after)]
-        same_thing = [s for s in rivals if (c.after and s.after == c.after) or len(c.near & s.near) >= 2]
-        only = len({s.value for s in rivals}) == 1 and whole
+        # Different unit words ("108 pituitary adenomas", "5 other adenomas") need more shared context
+        same_thing = [s for s in rivals if (c.after and s.after == c.after)
+                      or len(c.near & s.near) >= (2 if _same_unit(c, s) else 3)]
+        only = len({s.value for s in rivals}) == 1 and whole and _same_unit(c, rivals[0])
         if same_thing or only:
             rival = max(same_thing or rivals, key=lambda s: (bool(c.after) and s.after == c.after, len(c.near & s.near)))
             return {"year": "year", "percent": "percent"}.get(c.kind, "number"), c.text, rival.text
     return None
+
+
+def _same_unit(a, b):
+    """Whether two numbers may count the same thing: percents and years always (their kind is their unit), counts
+    when the same word follows both or no word follows one."""
+    return a.kind != "count" or not (a.after and b.after and a.after != b.after)
 
 
 def _negation_conflict(claim, sentence, shared, about):
