@@ -228,6 +228,10 @@ def test_critiques_can_be_generated_and_the_signals_are_kept(data, settings, tmp
     unit = next(u for u in preds if u["view"] == "sentence" and u["index"] == 2)
     assert unit["features"]["logit_p"] == pytest.approx(math.log(0.1 / 0.9))
     assert report["datasets"]["tiny"]["sentence"]["balanced_accuracy"] == 1.0
+    # the card text is cached with the scores, so what users read can be measured (eval.product critiques)
+    cached = [json.loads(line) for f in (tmp_path / "out" / "cache").glob("*.jsonl") for line in f.read_text().splitlines()]
+    cards = [v for r in cached for v in r["verdicts"] if v["label"] != "supported"]
+    assert len(cards) == 2 and all(v["critique"] and v["error_type"] for v in cards)
 
 
 def test_with_critiques_each_cached_raw_score_stays_with_its_own_sentence(settings, tmp_path):

@@ -98,6 +98,7 @@ def items(record, result, calibrate, threshold):
     features_by_index = {v["index"]: v.get("features") for v in result["verdicts"]}
     evidence_by_index = {v["index"]: v.get("evidence") for v in result["verdicts"]}
     states_by_index = {v["index"]: v.get("state") for v in result["verdicts"]}
+    verdict_by_index = {v["index"]: v for v in result["verdicts"]}
     views = {"sentence": [x for x in record["labels"] if x["level"] in ("sentence", "claim")
                           and "sentence_index" not in x and gold(x) is not None]}
     if grounded_items(record):
@@ -133,7 +134,11 @@ def items(record, result, calibrate, threshold):
             unit["conflict"] = any((features_by_index[i] or {}).get("conflict") for i in parts)
             shown = evidence_by_index.get(parts[0])
             if shown is not None and x.get("source_index") is not None:
-                unit["settles"] = [settles(e, x) for e in shown] or [False]
+                unit["settles"] = [settles(e, x, record["sources"]) for e in shown] or [False]
+            card = verdict_by_index.get(parts[0], {})
+            if "critique" in card:  # a run with critiques: what the card says, and the label's values
+                unit["card"] = {k: card[k] for k in ("label", "error_type", "critique", "revised")}
+                unit["card"].update(text=x["text"], claim_value=x.get("claim_value"), source_value=x.get("source_value"))
             out.append((view, unit))
     for x in record["labels"]:
         if x["level"] == "response" and gold(x) is not None:

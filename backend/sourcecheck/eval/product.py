@@ -40,11 +40,16 @@ def papers(record):
     return out
 
 
-def settles(evidence, label):
-    """Whether an evidence item ({"filename", "quote"}) is the passage that settles a labelled sentence."""
+def settles(evidence, label, sources=None):
+    """Whether an evidence item ({"filename", "quote"}) is the passage that settles a labelled sentence. sources:
+    the record's sources, where one paper can be listed twice (the same abstract under two entries): either counts."""
     if label.get("source_index") is None or not label.get("source_quote"):
         return None
-    if evidence["filename"] != f"paper{label['source_index'] + 1}.pdf":
+    wanted = {f"paper{label['source_index'] + 1}.pdf"}
+    if sources:
+        text = sources[label["source_index"]].partition("\n\n")[2].strip()
+        wanted |= {f"paper{i + 1}.pdf" for i, s in enumerate(sources) if s and s.partition("\n\n")[2].strip() == text}
+    if evidence["filename"] not in wanted:
         return False
     quote, wanted = set(content_words(evidence["quote"])), set(content_words(label["source_quote"]))
     return len(quote & wanted) >= 0.5 * min(len(quote), len(wanted))
@@ -81,6 +86,33 @@ def user_view(units, threshold, override=True):
 
 def _share(k, n):
     return k / n if n else None
+
+
+def cards(units):
+    """What the cards of flagged sentences say (a run with critiques): the critique written from a found conflict,
+    by the model, or the plain fallback when the model's misstated the sources; the revisions shown; and, for
+    errors whose label gives both values, how many revisions carry the source's value and drop the sentence's."""
+    from sourcecheck.judge import NOT_FOUND
+
+    flagged = [u for u in units if u.get("card") and u["card"]["label"] != "supported"]
+    if not flagged:
+        return None
+    source = sum(1 for u in flagged if u.get("conflict"))
+    fallback = sum(1 for u in flagged if not u.get("conflict") and u["card"]["critique"] == NOT_FOUND)
+    revised = [u for u in flagged if u["card"]["revised"]]
+    valued = [u for u in revised if u["y"] == 0 and u["card"]["claim_value"] and u["card"]["source_value"]]
+    return {"flagged": len(flagged), "critique_from_conflict": source, "critique_fallback": fallback,
+            "critique_by_model": len(flagged) - source - fallback, "revised": len(revised),
+            "revised_true": sum(1 for u in revised if u["y"] == 1), "revised_with_values": len(valued),
+            "revised_fixes_value": sum(map(_fixes, valued))}
+
+
+def _fixes(unit):
+    """Whether a revision states the source's value and no longer the sentence's (numbers, else distinctive words)."""
+    card = unit["card"]
+    revised, claim, source = (set(content_words(card[k])) for k in ("revised", "claim_value", "source_value"))
+    has_source = len(source & revised) >= 0.5 * len(source) if source else False
+    return has_source and not (claim - source) & revised
 
 
 def ablation(units, calibration, threshold=0.5, sensitivity="balanced"):
@@ -122,6 +154,10 @@ def main(argv=None):
             print(f"| {name} | {row} | {fmt(v['true_flagged'])} ({v['true']}) | {fmt(v['errors_caught'])} "
                   f"({v['errors']}) | {v['true_red']} | {fmt(v['red_precision'])} ({v['red']}) | "
                   f"{fmt(v['conflicts_red'])} | {fmt(v['settling_first'])} |")
+    for name, us in sorted(units.items()):
+        c = cards(us)
+        if c:
+            print(f"{name} cards: " + ", ".join(f"{k} {v}" for k, v in c.items()))
     return 0
 
 

@@ -80,6 +80,7 @@ def run_record(record, judge, embedding_function, settings, options):
         verdicts = [{"index": v["index"], "label": v["label"], "p": v["p_supported"],
                      "p_raw": v["internals"]["p_raw"], "features": v["internals"]["signals"],
                      "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
+                     **({k: v[k] for k in ("error_type", "critique", "revised")} if options.critique else {}),
                      **({"state": pack_state(v["internals"]["state"])} if v["internals"]["state"] is not None else {})}
                     for v in got["verdicts"]]
         return {"id": record["id"], "sentences": got["sentences"], "verdicts": verdicts, "error": None,
