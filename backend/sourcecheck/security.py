@@ -2,6 +2,7 @@
 
 import hmac
 import json
+import re
 import secrets
 import threading
 import time
@@ -80,11 +81,11 @@ class Guard:
                 raise RateLimited("Too many pairing attempts; wait a minute and try again.")
             path = Path(self.settings["INDEX_DIR"]) / "pairing.json"
             stored = json.loads(path.read_text()) if path.exists() else None
+            # "848379", "848 379" and "848-379" are the same code: only its digits count
             valid = stored and stored["expires"] > now and hmac.compare_digest(
-                str(code or "").strip().encode(), stored["code"].encode())
+                re.sub(r"\D", "", str(code or "")).encode(), re.sub(r"\D", "", stored["code"]).encode())
             if not valid:
                 self._attempts.append(now)
-                raise Forbidden("The pairing code is wrong or expired; run `sourcecheck pair` for a new one.",
-                                code="bad_pairing_code")
+                raise Forbidden("The pairing code is wrong or expired.", code="bad_pairing_code")
             path.unlink()
             return self.token

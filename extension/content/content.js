@@ -11,7 +11,9 @@
   const { browser: B, messages: M, errors: E, settings: S, checkState: CS, anchoring: AN } = root.SC;
   const { MSG, PORT } = M;
   const doc = root.document;
-  const MIN_SELECTION = 3;
+  // A claim has a few words: a double-clicked word or a short label gets no Check button.
+  const MIN_SELECTION = 12;
+  const MIN_WORDS = 3;
   const HOVER_MS = 120;
   const LEAVE_MS = 350;
 
@@ -45,7 +47,8 @@
     const sel = doc.getSelection();
     if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
     const range = sel.getRangeAt(0);
-    if (sel.toString().trim().length < MIN_SELECTION) return null;
+    const chosen = sel.toString().trim();
+    if (chosen.length < MIN_SELECTION || chosen.split(/\s+/).length < MIN_WORDS) return null;
     const node = range.commonAncestorContainer;
     const el = node.nodeType === 1 ? node : node.parentElement;
     // Text in form fields and editors is not text the page shows as an answer.

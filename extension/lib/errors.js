@@ -15,11 +15,12 @@
     not_paired: {
       message: () => "This browser is not paired with the sourcecheck backend yet.",
       hint: "Open the sourcecheck side panel and enter the pairing code the server printed when it started " +
-        "(run `sourcecheck pair` for a fresh one).",
+        "(or run sourcecheck pair in a terminal for a fresh one).",
     },
     pairing_failed: {
       message: (e) => e.message || "That pairing code was not accepted.",
-      hint: "Codes are single-use: check the code printed by the server, or run `sourcecheck pair` for a fresh one.",
+      hint: "Codes are single-use and last 10 minutes: check the code the server printed, or run sourcecheck pair " +
+        "in a terminal for a fresh one.",
     },
     empty_library: {
       message: (e) => e.message || "Your library is empty, so there is nothing to check against.",

@@ -65,7 +65,8 @@
     dot.className = "dot " + (st.reachable && st.paired ? "ok" : st.reachable ? "warn" : "bad");
     $("status-backend").textContent = (st.reachable ? "running at " : "not reachable at ") + st.backendUrl;
     $("status-backend").dataset.reachable = String(st.reachable);
-    $("status-paired").textContent = st.paired ? "yes" : "no";
+    // A backend that is down cannot say whether this browser is paired: "no" would send people to pair again.
+    $("status-paired").textContent = !st.reachable ? "unknown (backend not running)" : st.paired ? "yes" : "no";
     $("status-paired").dataset.paired = String(st.paired);
     const m = st.model;
     if (m) {

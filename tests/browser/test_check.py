@@ -139,3 +139,20 @@ def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_di
         assert wait_done(ext)["status"] == "done"
     finally:
         slow.stop()
+
+
+def test_a_double_clicked_word_gets_no_check_button(ext, chat):
+    ui = ShadowUI(chat)
+    chat.evaluate("""() => {
+        const walker = document.createTreeWalker(document.getElementById('answer'), NodeFilter.SHOW_TEXT);
+        let node = walker.nextNode();
+        while (node && !/\\w{5,}/.test(node.textContent)) node = walker.nextNode();
+        const m = node.textContent.match(/\\w{5,}/);
+        const r = document.createRange();
+        r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+        getSelection().removeAllRanges(); getSelection().addRange(r);
+    }""")
+    chat.wait_for_timeout(600)  # the button follows selectionchange at once when it shows at all
+    assert not ui.shown("btn")
+    select_answer(chat)
+    wait_until(lambda: ui.shown("btn"), what="the check button for a real selection")

@@ -80,6 +80,17 @@ def test_pairing_gives_the_token_once_and_is_rate_limited(settings):
     assert_error(c.post("/api/v1/pair", json={"code": new_pairing_code(settings)}), 429, "rate_limited")
 
 
+def test_a_pairing_code_typed_without_its_dash_pairs(settings):
+    from sourcecheck.security import new_pairing_code
+
+    settings = {**settings, "TOKEN": ""}
+    c = make_client(create_app(settings), token=None)
+    code = new_pairing_code(settings)
+    assert_error(c.post("/api/v1/pair", json={"code": "999999" if code != "999-999" else "111111"}), 403,
+                 "bad_pairing_code")
+    assert c.post("/api/v1/pair", json={"code": " " + code.replace("-", "") + " "}).status_code == 200
+
+
 def test_framework_errors_use_the_one_shape(client, settings):
     assert_error(client.get("/api/v1/nope"), 404, "not_found")
     assert_error(client.put("/api/v1/documents"), 405, "method_not_allowed")

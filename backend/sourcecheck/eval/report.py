@@ -34,7 +34,7 @@ def markdown(report):
     def interval(ci):
         return f"[{f(ci[0], digits=0)}–{f(ci[1], digits=0)}]" if ci and ci[0] is not None else ""
 
-    lines = ["| set | view | N rec | N items (unsup) | BA @0.5 [95% CI] | BA best θ (θ) | BA 5-fold θ "
+    lines = [f"| set | view | N rec | N items (unsup) | BA @{report.get('threshold', 0.5):.4g} [95% CI] | BA best θ (θ) | BA 5-fold θ "
              "| P / R / F1 unsup | AUROC | ECE | s/rec |", "|" + " --- |" * 11]
     for name, ds in report["datasets"].items():
         view = ds["primary"]
