@@ -5,7 +5,6 @@ from werkzeug.exceptions import HTTPException
 
 from sourcecheck.config import load_settings
 from sourcecheck.errors import InternalError, SourcecheckError, error_body
-from sourcecheck.security import EXTENSION_SCHEMES
 from sourcecheck.services import EXTENSION, Services
 
 OPEN_ENDPOINTS = {"/api/v1/health", "/api/v1/pair", "/api/v1/openapi.json"}
@@ -42,7 +41,7 @@ def create_app(config=None):
     @app.after_request
     def cors(response):
         origin = request.headers.get("Origin", "")
-        if origin.startswith(EXTENSION_SCHEMES):
+        if guard.extension_origin(origin):
             response.headers["Access-Control-Allow-Origin"] = origin
             response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type, Accept"
             response.headers["Access-Control-Allow-Methods"] = "GET, POST, DELETE, OPTIONS"

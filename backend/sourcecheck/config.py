@@ -58,6 +58,8 @@ SETTINGS = (
     Setting("MAX_UPLOAD_MB", 100, "Largest upload accepted, in megabytes."),
     Setting("TOKEN", "", "Bearer token; empty means one is generated and kept in the index folder."),
     Setting("ALLOWED_HOSTS", "", "Extra Host header values to accept, comma-separated."),
+    Setting("EXTENSION_IDS", "", "Extra Chrome extension ids (or chrome-extension:// origins) allowed to call the "
+            "API, comma-separated; this extension's own id is always allowed."),
     Setting("SENSITIVITY", "balanced", "How readily sentences are marked: relaxed (fewer marks), balanced or strict "
             "(more marks); a check may ask for another."),
     Setting("THRESHOLD", 0.0, "p_supported at or above which `sourcecheck eval` counts a sentence as supported; "

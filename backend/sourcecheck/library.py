@@ -62,6 +62,7 @@ class Library:
         else:
             self.path = Path(path)
             (self.path / "files").mkdir(parents=True, exist_ok=True)
+            self.path.chmod(0o700)  # the user's PDFs and the token: no other account on the machine reads them
             self._client = chromadb.PersistentClient(path=str(self.path / "chroma"), settings=chroma_settings)
             collection = "chunks_" + embedding_function.name().replace("sourcecheck-", "")
             self._docs = self._load_records()

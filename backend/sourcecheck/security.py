@@ -10,7 +10,11 @@ from pathlib import Path
 
 from sourcecheck.errors import Forbidden, RateLimited, Unauthorized
 
-EXTENSION_SCHEMES = ("chrome-extension://", "moz-extension://", "safari-web-extension://")
+# The extension's Chrome id, fixed by the "key" in extension/manifest.json (test_security checks the two agree).
+EXTENSION_ID = "angicnaghjngpjiciclbklheaikpcpmc"
+# Firefox and Safari give each install of an extension an origin of its own (a random UUID), so no id can be
+# pinned there: any such origin passes, and the bearer token, which only pairing hands out, guards the API.
+PER_INSTALL_SCHEMES = ("moz-extension://", "safari-web-extension://")
 PAIRING_TTL = 600  # seconds a pairing code stays valid
 PAIR_ATTEMPTS = 5  # wrong codes allowed per minute, to make guessing a 6-digit code hopeless
 
@@ -23,6 +27,7 @@ def load_token(settings):
     if path.exists():
         return path.read_text().strip()
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.chmod(0o700)
     token = secrets.token_urlsafe(32)
     path.write_text(token)
     path.chmod(0o600)
@@ -48,6 +53,8 @@ class Guard:
         port = settings["PORT"]
         extra = [h.strip() for h in settings["ALLOWED_HOSTS"].split(",") if h.strip()]
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", *extra}
+        ids = [i.strip().removeprefix("chrome-extension://").strip("/") for i in settings["EXTENSION_IDS"].split(",")]
+        self.origins = {f"chrome-extension://{i}" for i in [EXTENSION_ID, *ids] if i}
         self._attempts = []
         self._lock = threading.Lock()
 
@@ -56,9 +63,17 @@ class Guard:
         if host not in self.hosts:
             raise Forbidden(f"Host {host!r} is not allowed.", code="host_not_allowed")
 
+    def extension_origin(self, origin):
+        """Whether an Origin is this extension's (or one the EXTENSION_IDS setting adds): the only ones answered
+        with CORS headers."""
+        return origin in self.origins or origin.startswith(PER_INSTALL_SCHEMES)
+
     def check_origin(self, origin):
-        if origin and not origin.startswith(EXTENSION_SCHEMES):
-            raise Forbidden("Requests from web pages are not allowed; use the sourcecheck extension.",
+        # No Origin: not a page's script (a form post or <img> has no token, so it gets 401). "null", a web page
+        # or another extension: refused before anything else.
+        if origin and not self.extension_origin(origin):
+            raise Forbidden("Requests from web pages and other extensions are not allowed; use the sourcecheck "
+                            "extension (another extension's id can be added with SOURCECHECK_EXTENSION_IDS).",
                             code="origin_not_allowed")
 
     def is_valid(self, authorization):

@@ -12,7 +12,7 @@ import pytest
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 
 pytestmark = pytest.mark.integration
-EXT = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the manifest key fixes
 
 
 @pytest.fixture

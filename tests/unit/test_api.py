@@ -7,7 +7,7 @@ from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.app import create_app
 from sourcecheck.services import get_services
 
-EXT = "chrome-extension://abcdefghijklmnop"
+EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the manifest key fixes
 
 
 def upload(client, *paths):
@@ -221,3 +221,15 @@ def test_check_output_matches_the_openapi_schemas(client, app, fava_pdf, bridge_
     validator("CheckResult").validate(body)
     bad = {**body, "verdicts": [{**body["verdicts"][0], "label": "wrong"}]}
     assert not validator("CheckResult").is_valid(bad)  # the schema does check what it is given
+
+
+def test_the_pinned_extension_id_is_the_one_the_manifest_key_gives():
+    import base64
+    import hashlib
+    from pathlib import Path
+
+    from sourcecheck.security import EXTENSION_ID
+
+    manifest = json.loads((Path(__file__).parents[2] / "extension" / "manifest.json").read_text())
+    digest = hashlib.sha256(base64.b64decode(manifest["key"])).hexdigest()[:32]
+    assert EXTENSION_ID == "".join(chr(ord("a") + int(c, 16)) for c in digest)  # Chrome's id from a key
