@@ -89,8 +89,9 @@ class Judge:
         self.model.prepare()
 
     def messages(self, name, **fields):
+        """The chat for a prompt; every field is fenced first (fence()): text from PDFs and pages is data."""
         return [{"role": "system", "content": self._system},
-                {"role": "user", "content": prompt(name).substitute(**fields).strip()}]
+                {"role": "user", "content": prompt(name).substitute(**{k: fence(v) for k, v in fields.items()}).strip()}]
 
     def p_yes(self, claim, evidence, shown=None):
         """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
@@ -217,6 +218,20 @@ class Judge:
         listed = "\n".join(f"- \"{s}\": {c}" for s, c in critiques)
         msgs = self.messages("revise", text=text, critiques=listed)
         return self.model.complete(msgs, max_tokens=max(200, len(text) // 3)).strip() or text
+
+
+def fence(text):
+    """Text from a PDF or a page made unable to change the prompt around it: chat-template control tokens
+    ("<|im_start|>system", "<|eot_id|>", "[INST]") are removed, since the prompt is tokenised with special tokens
+    on, and the prompts' own field labels ("Claim:", "Revised:") lose their colon, so a passage cannot open a
+    field of its own."""
+    text = _CONTROL.sub(" ", str(text))
+    return _FIELD.sub(lambda m: m.group(1) + " -", text)
+
+
+_CONTROL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?s>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
+_FIELD = re.compile(r"\b(source excerpts|claim|critique|error type|revised|sentence|text|critiques|answer)\s*:",
+                    re.IGNORECASE)
 
 
 def signal_features(claim, evidence, p_raw):
