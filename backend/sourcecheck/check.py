@@ -25,7 +25,7 @@ class CheckOptions:
     sensitivity: str | None = None  # relaxed | balanced | strict: how readily sentences are flagged
 
 
-def check_text(text, library, judge, documents=None, options=None, max_chars=20000):
+def check_text(text, library, judge, documents=None, options=None, max_chars=20000, max_sentences=200):
     """Validate now, then return a generator of events: sentences, one verdict each, summary.
 
     Raises EmptyText, TextTooLong, EmptyLibrary (and NotFound for an unknown document) before any event.
@@ -39,6 +39,10 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
         raise BadRequest(f"Unknown prompt evidence {options.prompt_evidence!r}; use one of {', '.join(PROMPT_EVIDENCE)}.")
     if len(text) > max_chars:
         raise TextTooLong(f"The text has {len(text):,} characters; the limit is {max_chars:,}. Check it in parts.")
+    checkable = sum(s.checkable for s in split_sentences(text))
+    if checkable > max_sentences:
+        raise TextTooLong(f"The text has {checkable:,} sentences to check; the limit is {max_sentences:,} "
+                          "(the MAX_SENTENCES setting). Check it in parts.")
     for doc_id in documents or ():
         library.get(doc_id)
     ready = [d for d in library.list() if d["status"] == "ready" and (not documents or d["id"] in documents)]

@@ -124,7 +124,7 @@ def check(args, settings):
     options = CheckOptions(revise=args.revise, decompose=args.decompose, top_k=settings["TOP_K"],
                            sensitivity=args.sensitivity)
     result = collect(check_text(text, svc.library(), svc.judge(), args.documents or None, options,
-                                settings["MAX_TEXT_CHARS"]))
+                                settings["MAX_TEXT_CHARS"], settings["MAX_SENTENCES"]))
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:

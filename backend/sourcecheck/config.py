@@ -55,7 +55,9 @@ SETTINGS = (
     Setting("TOP_K", 5, "Evidence chunks per sentence (FAVA uses 5)."),
     Setting("CHUNK_WORDS", 120, "Target words per chunk when indexing PDFs."),
     Setting("MAX_TEXT_CHARS", 20000, "Longest text accepted by a check."),
+    Setting("MAX_SENTENCES", 200, "Most sentences one check takes (about 5 s each with the default model)."),
     Setting("MAX_UPLOAD_MB", 100, "Largest upload accepted, in megabytes."),
+    Setting("MAX_PAGES", 2000, "Most pages a PDF may have."),
     Setting("TOKEN", "", "Bearer token; empty means one is generated and kept in the index folder."),
     Setting("ALLOWED_HOSTS", "", "Extra Host header values to accept, comma-separated."),
     Setting("EXTENSION_IDS", "", "Extra Chrome extension ids (or chrome-extension:// origins) allowed to call the "

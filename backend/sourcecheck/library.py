@@ -46,9 +46,10 @@ class Library:
     path=None keeps everything in memory (for evaluation and tests).
     """
 
-    def __init__(self, path, embedding_function, chunk_words=120):
+    def __init__(self, path, embedding_function, chunk_words=120, max_pages=None):
         self.embedding_function = embedding_function
         self.chunk_words = chunk_words
+        self.max_pages = max_pages
         self._lock = threading.RLock()
         self._stopping = threading.Event()  # stop(): ingests end between two writes
         self._bm25 = None
@@ -84,7 +85,8 @@ class Library:
             existing = self._docs.get(doc_id)
             if existing and existing["status"] != "failed":
                 return dict(existing), False
-        open_pdf(data).close()  # not a PDF, encrypted, damaged or empty: refuse before storing anything
+        open_pdf(data, self.max_pages).close()  # not a PDF, encrypted, damaged, empty or too long: refused before
+        # anything is stored
         with self._lock:
             if self.path:
                 self._file(doc_id).write_bytes(data)

@@ -19,8 +19,8 @@ class ParsedPDF:
     year: int | None = None
 
 
-def open_pdf(data):
-    """Open PDF bytes, or raise PDFError saying what is wrong with them."""
+def open_pdf(data, max_pages=None):
+    """Open PDF bytes, or raise PDFError saying what is wrong with them (max_pages: more pages are refused)."""
     if not data:
         raise PDFError("The file is empty.", code="pdf_empty")
     if b"%PDF-" not in data[:1024]:
@@ -35,6 +35,11 @@ def open_pdf(data):
     if doc.page_count == 0:
         doc.close()
         raise PDFError("The PDF has no pages.", code="pdf_empty")
+    if max_pages and doc.page_count > max_pages:
+        pages = doc.page_count
+        doc.close()
+        raise PDFError(f"The PDF has {pages:,} pages; the limit is {max_pages:,} (the MAX_PAGES setting). Split it, "
+                       "or raise the limit.", code="pdf_too_long", status=413)
     return doc
 
 

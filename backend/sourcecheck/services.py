@@ -41,7 +41,8 @@ class Services:
         with self._lock:
             if self._library is None:
                 s = self.settings
-                self._library = Library(s["INDEX_DIR"], make_embedding_function(s["EMBEDDINGS"]), s["CHUNK_WORDS"])
+                self._library = Library(s["INDEX_DIR"], make_embedding_function(s["EMBEDDINGS"]), s["CHUNK_WORDS"],
+                                        s["MAX_PAGES"])
             return self._library
 
     def model(self):

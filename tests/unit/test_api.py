@@ -233,3 +233,16 @@ def test_the_pinned_extension_id_is_the_one_the_manifest_key_gives():
     manifest = json.loads((Path(__file__).parents[2] / "extension" / "manifest.json").read_text())
     digest = hashlib.sha256(base64.b64decode(manifest["key"])).hexdigest()[:32]
     assert EXTENSION_ID == "".join(chr(ord("a") + int(c, 16)) for c in digest)  # Chrome's id from a key
+
+
+def test_a_pdf_over_the_page_limit_and_a_text_over_the_sentence_limit_are_refused_clearly(settings, bridge_pdf):
+    app = create_app({**settings, "MAX_PAGES": 1, "MAX_SENTENCES": 2})
+    client = make_client(app)
+    resp = upload(client, bridge_pdf)  # two pages
+    assert_error(resp, 413, "pdf_too_long")
+    assert "the limit is 1" in resp.get_json()["error"]["message"]
+    assert client.get("/api/v1/documents").get_json()["documents"] == []  # nothing stored
+    text = "The bridge is orange. It opened in 1937. Its span is long."
+    resp = client.post("/api/v1/check", json={"text": text})
+    assert_error(resp, 413, "text_too_long")
+    assert "3 sentences" in resp.get_json()["error"]["message"]

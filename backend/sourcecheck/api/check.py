@@ -33,7 +33,7 @@ def check():
                            top_k=svc.settings["TOP_K"], sensitivity=sensitivity)
     judge = svc.judge()
     events = check_text(text, svc.library(), judge, documents or None, options,
-                        max_chars=svc.settings["MAX_TEXT_CHARS"])
+                        max_chars=svc.settings["MAX_TEXT_CHARS"], max_sentences=svc.settings["MAX_SENTENCES"])
     judge.prepare()  # a missing or broken model is a clear 503 now rather than an error mid-stream
     if request.accept_mimetypes.best == "application/json":
         return collect(events)
