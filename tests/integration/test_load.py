@@ -1,0 +1,90 @@
+"""Load on the real server (waitress, fake judge with a delay per critique): 20 concurrent checks while a PDF is
+uploaded, listed and deleted. Every stream is answered whole and in order; the library stays consistent."""
+
+import json
+import subprocess
+import threading
+
+import httpx
+import pytest
+
+from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
+
+pytestmark = pytest.mark.integration
+TOKEN = "load-test-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+CHECKS = 20
+TEXT = ("The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long. "
+        "The bridge was painted by robots.")
+
+
+@pytest.fixture
+def server(index_dir):
+    port = free_port()
+    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN, FAKE_DELAY=0.3)
+    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/api/v1/health", proc)
+        yield f"http://127.0.0.1:{port}/api/v1"
+    finally:
+        stop(proc)
+
+
+def upload_ready(api, path):
+    files = [("file", (path.name, path.read_bytes(), "application/pdf"))]
+    doc = httpx.post(f"{api}/documents", files=files, headers=AUTH, timeout=60).json()["documents"][0]
+    for _ in range(300):
+        got = httpx.get(f"{api}/documents/{doc['id']}", headers=AUTH).json()["document"]
+        if got["status"] in ("ready", "failed"):
+            return got
+    raise AssertionError("ingest did not finish")
+
+
+def in_order(events):
+    """sentences first, then verdicts of checkable sentences (a non-final one before its final one), summary last."""
+    kinds = [e["type"] for e in events]
+    if kinds[0] != "sentences" or kinds[-1] != "summary" or set(kinds[1:-1]) != {"verdict"}:
+        return False
+    checkable = {s["index"] for s in events[0]["sentences"] if s["checkable"]}
+    final = {}
+    for e in events[1:-1]:
+        if e["index"] not in checkable or final.get(e["index"]):
+            return False
+        final[e["index"]] = e["final"]
+    return set(final) == checkable and all(final.values())
+
+
+def test_twenty_checks_an_upload_a_list_and_a_delete_at_once(server, bridge_pdf, fava_pdf):
+    api = server
+    assert upload_ready(api, bridge_pdf)["status"] == "ready"
+    results, errors = [None] * CHECKS, []
+
+    def check(i):
+        try:
+            with httpx.stream("POST", f"{api}/check", json={"text": TEXT}, headers=AUTH, timeout=120) as resp:
+                results[i] = [json.loads(line) for line in resp.iter_lines() if line]
+        except Exception as e:  # noqa: BLE001 - reported below with its index
+            errors.append((i, repr(e)))
+
+    def churn():
+        try:
+            doc = upload_ready(api, fava_pdf)
+            listed = [d["id"] for d in httpx.get(f"{api}/documents", headers=AUTH).json()["documents"]]
+            assert doc["id"] in listed
+            assert httpx.delete(f"{api}/documents/{doc['id']}", headers=AUTH).status_code == 200
+        except Exception as e:  # noqa: BLE001
+            errors.append(("churn", repr(e)))
+
+    threads = [threading.Thread(target=check, args=(i,)) for i in range(CHECKS)] + [threading.Thread(target=churn)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=180)
+    assert not any(t.is_alive() for t in threads), "a request hung (deadlock?)"
+    assert errors == []
+    assert all(r and in_order(r) for r in results)
+    labels = {tuple(e["label"] for e in r if e["type"] == "verdict" and e["final"]) for r in results}
+    assert len(labels) == 1  # every stream got the same verdicts: nothing mixed between them
+    docs = httpx.get(f"{api}/documents", headers=AUTH).json()["documents"]
+    assert [d["filename"] for d in docs] == ["bridge.pdf"] and docs[0]["status"] == "ready"
