@@ -71,6 +71,7 @@ class Library:
         self._collection = self._client.get_or_create_collection(
             collection, embedding_function=embedding_function, metadata={"hnsw:space": "cosine"}
         )
+        self._finish_deletes()
 
     # -- documents ---------------------------------------------------------------------------
 
@@ -166,12 +167,19 @@ class Library:
     def delete(self, doc_id):
         self.get(doc_id)
         with self._lock:
+            # Marked first (an atomic write): a crash part-way leaves a record that says "deleting", finished at
+            # the next start (_finish_deletes), never a document listed without its chunks.
+            self._update(doc_id, status="deleting")
             self._remove_chunks(doc_id)
-            del self._docs[doc_id]
             self._memory_files.pop(doc_id, None)
             if self.path:
                 self._file(doc_id).unlink(missing_ok=True)
+            del self._docs[doc_id]
             self._save_records()
+
+    def _finish_deletes(self):
+        for doc_id in [d["id"] for d in self._docs.values() if d["status"] == "deleting"]:
+            self.delete(doc_id)
 
     def pending(self):
         """Documents whose ingestion was interrupted (by a restart): to be queued again."""
