@@ -46,10 +46,12 @@ class Library:
     path=None keeps everything in memory (for evaluation and tests).
     """
 
-    def __init__(self, path, embedding_function, chunk_words=120, max_pages=None):
+    def __init__(self, path, embedding_function, chunk_words=120, max_pages=None, parse=parse_pdf):
+        """parse: PDF bytes → ParsedPDF (the server's runs in a child process with limits: parser.py)."""
         self.embedding_function = embedding_function
         self.chunk_words = chunk_words
         self.max_pages = max_pages
+        self.parse = parse
         self._lock = threading.RLock()
         self._stopping = threading.Event()  # stop(): ingests end between two writes
         self._bm25 = None
@@ -106,7 +108,7 @@ class Library:
         data = self.file_bytes(doc_id)
         try:
             self._update(doc_id, status="parsing", progress=0.05, error=None)
-            parsed = parse_pdf(data)
+            parsed = self.parse(data)
             self._update(doc_id, title=parsed.title, authors=parsed.authors, year=parsed.year, pages=len(parsed.pages))
             self._index_pages(doc_id, parsed.pages)
         except SourcecheckError as e:

@@ -8,6 +8,7 @@ from sourcecheck.calibration import load_head
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm import load_model
+from sourcecheck.parser import IsolatedParser
 from sourcecheck.security import Guard
 
 EXTENSION = "sourcecheck"  # the key of the Services in app.extensions
@@ -30,6 +31,7 @@ class Services:
         self._lock = threading.Lock()
         self._library = self._model = self._judge = self._guard = None
         self._queue = None
+        self._parser = None
 
     def guard(self):
         with self._lock:
@@ -41,8 +43,9 @@ class Services:
         with self._lock:
             if self._library is None:
                 s = self.settings
+                self._parser = IsolatedParser(s["PARSE_TIMEOUT_S"], s["PARSE_MEMORY_MB"])
                 self._library = Library(s["INDEX_DIR"], make_embedding_function(s["EMBEDDINGS"]), s["CHUNK_WORDS"],
-                                        s["MAX_PAGES"])
+                                        s["MAX_PAGES"], self._parser)
             return self._library
 
     def model(self):
@@ -92,9 +95,11 @@ class Services:
     def close(self):
         """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start."""
         with self._lock:
-            library = self._library
+            library, parser = self._library, self._parser
         if library is not None:
             library.stop()
+        if parser is not None:
+            parser.close()
 
     def _ingest_worker(self):
         while True:

@@ -1,0 +1,66 @@
+"""The PDF reader's child process: a real PDF parses as in-process; a hang and a memory blow-up end in clear
+errors, and the next PDF parses again."""
+
+import os
+import signal
+import threading
+import zlib
+
+import pymupdf
+import pytest
+
+from pdfs import BRIDGE_PAGES, make_pdf
+from sourcecheck.errors import PDFError
+from sourcecheck.parser import IsolatedParser
+from sourcecheck.pdf import parse_pdf
+
+
+def flate_bomb(megabytes):
+    """A one-page PDF whose content stream inflates to `megabytes` MB (about 1 KB per MB on disk)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "hello")
+    xref = page.get_contents()[0]
+    squeeze, chunk = zlib.compressobj(9), b" " * 2**20
+    data = b"".join([squeeze.compress(chunk) for _ in range(megabytes)] + [squeeze.flush()])
+    doc.update_stream(xref, data, compress=False)
+    doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    return doc.tobytes()
+
+
+@pytest.fixture
+def parser():
+    p = IsolatedParser(timeout=20, memory_mb=1024)
+    yield p
+    p.close()
+
+
+def test_a_pdf_parses_in_the_child_as_in_process(parser, tmp_path):
+    data = make_pdf(tmp_path / "b.pdf", BRIDGE_PAGES, title="Bridge").read_bytes()
+    assert parser(data) == parse_pdf(data)
+    with pytest.raises(PDFError) as err:
+        parser(b"%PDF-1.7\n garbage")
+    assert err.value.code == "pdf_corrupt"
+    assert parser(data).pages == parse_pdf(data).pages  # the same child goes on
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGSTOP")
+def test_a_hang_and_a_dead_reader_give_clear_errors_and_the_next_pdf_parses(parser, tmp_path):
+    data = make_pdf(tmp_path / "b.pdf", BRIDGE_PAGES).read_bytes()
+    parser.timeout = 0.0  # no answer in time
+    with pytest.raises(PDFError) as err:
+        parser(data)
+    assert err.value.code == "pdf_timeout" and "PARSE_TIMEOUT_S" in err.value.message
+    parser.timeout = 20
+    assert parser(data).pages  # a new child
+    with pytest.raises(PDFError) as err:  # a decompression bomb is answered like any unusable PDF
+        parser(flate_bomb(256))
+    assert err.value.code == "pdf_no_text"
+    # a reader killed part-way (the OOM killer, the memory limit): a clear error, not a hang. Frozen first, so
+    # that it dies holding the PDF, as a reader at its limit does.
+    os.kill(parser._process.pid, signal.SIGSTOP)
+    threading.Timer(0.5, parser._process.kill).start()
+    with pytest.raises(PDFError) as err:
+        parser(data)
+    assert err.value.code == "pdf_too_complex" and "PARSE_MEMORY_MB" in err.value.message
+    assert parser(data).pages
