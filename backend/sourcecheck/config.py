@@ -59,8 +59,8 @@ SETTINGS = (
     Setting("MAX_UPLOAD_MB", 100, "Largest upload accepted, in megabytes."),
     Setting("MAX_PAGES", 2000, "Most pages a PDF may have."),
     Setting("PARSE_TIMEOUT_S", 120.0, "Seconds reading one PDF's text may take before it is refused (pdf_timeout)."),
-    Setting("PARSE_MEMORY_MB", 1536, "Memory the PDF reader's process may use (POSIX), so a decompression bomb "
-            "fails alone (pdf_too_complex)."),
+    Setting("PARSE_MEMORY_MB", 1536, "Address space the PDF reader's process may map (Linux; it maps about 540 MB "
+            "before reading anything), so a PDF built to exhaust memory fails alone (pdf_too_complex)."),
     Setting("TOKEN", "", "Bearer token; empty means one is generated and kept in the index folder."),
     Setting("ALLOWED_HOSTS", "", "Extra Host header values to accept, comma-separated."),
     Setting("EXTENSION_IDS", "", "Extra Chrome extension ids (or chrome-extension:// origins) allowed to call the "

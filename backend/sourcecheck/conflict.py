@@ -200,9 +200,10 @@ def _negation_conflict(claim, sentence, shared, about):
     if len(shared) < max(3, 0.6 * len(about)):
         return None
     for negated, other in ((claim, sentence), (sentence, claim)):
-        if _scopes(other) or _negated(other):
-            continue  # both negate something: "no cases among the vaccinated" vs "cases in 12, none among the
-            # vaccinated" say the same; word scopes cannot tell which of two negations matches which
+        about_negated = stems(negated)
+        if any(set(scope) & about_negated for _, scope in _scopes(other)):
+            continue  # both negate something the sentence is about: "no cases among the vaccinated" vs "cases in 12,
+            # none among the vaccinated" say the same; word scopes cannot tell which negation matches which
         for word, scope in _scopes(negated):
             if _stands_plain(scope, other):
                 return ("negation",) + ((word, "(no negation)") if negated is claim else ("(no negation)", word))
@@ -220,10 +221,6 @@ def _scopes(text):
             if len(scope) == 2:
                 out.append((w, scope))
     return out
-
-
-def _negated(text):
-    return any(w.lower() in NEGATIONS or w.lower().endswith(("n't", "n’t")) for w in _WORD.findall(text))
 
 
 def _stands_plain(scope, text):

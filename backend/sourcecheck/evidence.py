@@ -117,14 +117,16 @@ def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
         spent += len(best[2].split())
         words_left -= best[3]
         numbers_left -= best[4]
-        if best[1] > 0 and _POINTS_BACK.match(best[2]):
+        if best[1] > 0 and _POINTS_BACK.match(best[2]) and (best[0], best[1] - 1) not in chosen:
             chosen.add((best[0], best[1] - 1))
+            spent += len(next(c[2] for c in candidates if c[:2] == (best[0], best[1] - 1)).split())
     out = []
     for i, e in enumerate(evidence):
         picked = [c[2] for c in candidates if c[0] == i and (i, c[1]) in chosen]
         if picked:
             out.append(replace(e, passage=" ".join(picked)))
-    return out
+    # no sentence fits the budget (a run-on "sentence" from a table or a reference list): the best quote, cut
+    return out or [replace(e, passage=" ".join(e.quote.split()[:budget_words])) for e in evidence[-1:]]
 
 
 def format_sources(evidence):

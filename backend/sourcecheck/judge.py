@@ -89,9 +89,11 @@ class Judge:
         self.model.prepare()
 
     def messages(self, name, **fields):
-        """The chat for a prompt; every field is fenced first (fence()): text from PDFs and pages is data."""
+        """The chat for a prompt; every field is fenced first (fence()): the sources fully, the user's own text
+        (a claim, a sentence, the text to revise) only of control tokens, so it comes back as it was written."""
+        fenced = {k: fence(v, labels=k in ("sources", "critiques")) for k, v in fields.items()}
         return [{"role": "system", "content": self._system},
-                {"role": "user", "content": prompt(name).substitute(**{k: fence(v) for k, v in fields.items()}).strip()}]
+                {"role": "user", "content": prompt(name).substitute(**fenced).strip()}]
 
     def p_yes(self, claim, evidence, shown=None):
         """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
@@ -132,7 +134,8 @@ class Judge:
         evidence: this claim's evidence, most relevant last. shown: the evidence block the prompt presents
         when a check shares one block among its sentences (evidence.EvidenceBlock); default: evidence.
         """
-        key = (claim, tuple(e.passage for e in evidence), shown and tuple(e.passage for e in shown), decompose)
+        key = (claim, tuple(e.passage for e in evidence), None if shown is None else tuple(e.passage for e in shown),
+               decompose)
         found = self._cache.get(key)
         if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
@@ -184,6 +187,7 @@ class Judge:
             found = self.critique(claim, evidence, shown, score.label)
             if not critique_is_sound(found["critique"], claim, evidence):
                 found["critique"] = NOT_FOUND
+            found["critique"] = name_excerpts(found["critique"], shown if shown is not None else evidence)
         if found["revised"] and not self.revision_holds(claim, found["revised"], evidence, shown):
             found["revised"] = None
         self._remember(key, found)
@@ -220,13 +224,13 @@ class Judge:
         return self.model.complete(msgs, max_tokens=max(200, len(text) // 3)).strip() or text
 
 
-def fence(text):
+def fence(text, labels=True):
     """Text from a PDF or a page made unable to change the prompt around it: chat-template control tokens
     ("<|im_start|>system", "<|eot_id|>", "[INST]") are removed, since the prompt is tokenised with special tokens
     on, and the prompts' own field labels ("Claim:", "Revised:") lose their colon, so a passage cannot open a
     field of its own."""
     text = _CONTROL.sub(" ", str(text))
-    return _FIELD.sub(lambda m: m.group(1) + " -", text)
+    return _FIELD.sub(lambda m: m.group(1) + " -", text) if labels else text
 
 
 _CONTROL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?s>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
@@ -240,7 +244,7 @@ def signal_features(claim, evidence, p_raw):
     found_words, found_numbers = set(content_words(found_text)), numbers(found_text)
     claim_numbers = numbers(claim)
     # '350,000' is a content word and the number '350000': count it once, as a number
-    words = {w for w in content_words(claim) if w.replace(",", "") not in claim_numbers}
+    words = {w for w in content_words(claim) if not (numbers(w) and numbers(w) <= claim_numbers)}
     names = {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+", claim)} - STOPWORDS
     return {
         "logit_p": logit(p_raw),
@@ -278,6 +282,14 @@ def critique_is_sound(critique, claim, evidence):
                 or {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", clause)} & own_names):
             return False
     return True
+
+
+def name_excerpts(critique, block):
+    """The prompt numbers its excerpts; the card has no numbers: "[3]" becomes "paper.pdf, page 2"."""
+    def name(m):
+        k = int(m.group(1))
+        return f"{block[k - 1].filename}, page {block[k - 1].page}" if 1 <= k <= len(block) else "an excerpt"
+    return re.sub(r"\[(\d{1,2})\]", name, critique)
 
 
 def _normal(text):

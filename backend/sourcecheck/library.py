@@ -46,12 +46,14 @@ class Library:
     path=None keeps everything in memory (for evaluation and tests).
     """
 
-    def __init__(self, path, embedding_function, chunk_words=120, max_pages=None, parse=parse_pdf):
-        """parse: PDF bytes → ParsedPDF (the server's runs in a child process with limits: parser.py)."""
+    def __init__(self, path, embedding_function, chunk_words=120, max_pages=None, parse=parse_pdf, check=None):
+        """parse: PDF bytes → ParsedPDF; check(data, max_pages): raise PDFError for an unusable PDF. The server's
+        run in child processes with limits (parser.py); by default both run here."""
         self.embedding_function = embedding_function
         self.chunk_words = chunk_words
         self.max_pages = max_pages
         self.parse = parse
+        self.check = check or (lambda data, pages: open_pdf(data, pages).close())
         self._lock = threading.RLock()
         self._stopping = threading.Event()  # stop(): ingests end between two writes
         self._bm25 = None
@@ -65,7 +67,10 @@ class Library:
         else:
             self.path = Path(path)
             (self.path / "files").mkdir(parents=True, exist_ok=True)
-            self.path.chmod(0o700)  # the user's PDFs and the token: no other account on the machine reads them
+            try:
+                self.path.chmod(0o700)  # the user's PDFs and the token: no other account on the machine reads them
+            except OSError:
+                pass  # a folder the user chose and does not own: left as it is
             self._client = chromadb.PersistentClient(path=str(self.path / "chroma"), settings=chroma_settings)
             collection = "chunks_" + embedding_function.name().replace("sourcecheck-", "")
             self._docs = self._load_records()
@@ -88,7 +93,7 @@ class Library:
             existing = self._docs.get(doc_id)
             if existing and existing["status"] != "failed":
                 return dict(existing), False
-        open_pdf(data, self.max_pages).close()  # not a PDF, encrypted, damaged, empty or too long: refused before
+        self.check(data, self.max_pages)  # not a PDF, encrypted, damaged, empty or too long: refused before
         # anything is stored
         with self._lock:
             if self.path:
@@ -105,6 +110,8 @@ class Library:
 
     def ingest(self, doc_id):
         """Parse, chunk and embed a registered document; failures are recorded on the document."""
+        if self._stopping.is_set():
+            return self.get(doc_id)  # the server is stopping: left queued, resumed at the next start
         data = self.file_bytes(doc_id)
         try:
             self._update(doc_id, status="parsing", progress=0.05, error=None)
@@ -112,9 +119,13 @@ class Library:
             self._update(doc_id, title=parsed.title, authors=parsed.authors, year=parsed.year, pages=len(parsed.pages))
             self._index_pages(doc_id, parsed.pages)
         except SourcecheckError as e:
+            if self._stopping.is_set():
+                return self.get(doc_id)  # the reader was stopped with the server, not by this PDF: resumed later
             self._remove_chunks(doc_id)
             self._update(doc_id, status="failed", error=e.to_dict())
         except Exception as e:  # an unexpected failure still ends in a visible state, not a stuck one
+            if self._stopping.is_set():
+                return self.get(doc_id)
             self._remove_chunks(doc_id)
             self._update(doc_id, status="failed", error={"code": "ingest_failed", "message": f"Indexing failed: {e}"})
         return self.get(doc_id)
@@ -167,8 +178,8 @@ class Library:
             return dict(self._docs[doc_id])
 
     def delete(self, doc_id):
-        self.get(doc_id)
-        with self._lock:
+        with self._lock:  # checked under the lock: a second delete of the same document is a 404, not a 500
+            self.get(doc_id)
             # Marked first (an atomic write): a crash part-way leaves a record that says "deleting", finished at
             # the next start (_finish_deletes), never a document listed without its chunks.
             self._update(doc_id, status="deleting")

@@ -6,7 +6,7 @@ import threading
 from dataclasses import asdict
 
 from sourcecheck.errors import PDFError
-from sourcecheck.pdf import ParsedPDF, parse_pdf
+from sourcecheck.pdf import ParsedPDF, open_pdf, parse_pdf
 
 
 class IsolatedParser:
@@ -19,11 +19,19 @@ class IsolatedParser:
         self._process = self._conn = None
 
     def __call__(self, data):
+        """The PDF's text and metadata (pdf.parse_pdf), read in the child."""
+        return ParsedPDF(**self._ask(("parse", data)))
+
+    def check(self, data, max_pages=None):
+        """pdf.open_pdf in the child: raises PDFError for what is not a usable PDF (the upload's quick check)."""
+        self._ask(("check", data, max_pages))
+
+    def _ask(self, message):
         with self._lock:
             for attempt in (1, 2):  # a child that left since the last file (idle, see serve) is replaced once
-                conn = self._child()
+                conn, process = self._child()
                 try:
-                    conn.send_bytes(data)
+                    conn.send(message)
                 except OSError:
                     self.close()
                     continue
@@ -34,24 +42,25 @@ class IsolatedParser:
                 try:
                     kind, payload = conn.recv()
                 except (EOFError, OSError):
-                    self._process.join(5)
-                    idle = self._process.exitcode == 0  # it left before it read this PDF
+                    process.join(5)
+                    idle = process.exitcode == 0  # it left before it read this PDF
                     self.close()
                     if idle:
                         continue
                     # it died: the memory limit, or a crash in the PDF library
                     raise PDFError(_TOO_BIG.format(self.memory_mb), code="pdf_too_complex") from None
                 if kind == "ok":
-                    return ParsedPDF(**payload)
-                raise PDFError(payload["message"], code=payload["code"])
+                    return payload
+                raise PDFError(payload["message"], code=payload["code"], status=payload.get("status"))
             raise PDFError("The PDF reader could not be started.", code="pdf_reader_failed", status=500)
 
     def close(self):
-        if self._process is not None:
-            self._process.kill()
-            self._process.join(5)
-            self._conn.close()
-        self._process = self._conn = None
+        """Stop the child (also from another thread, while a PDF is being read: that read then fails)."""
+        process, conn, self._process, self._conn = self._process, self._conn, None, None
+        if process is not None:
+            process.kill()
+            process.join(5)
+            conn.close()
 
     def _child(self):
         if self._process is None or not self._process.is_alive():
@@ -62,7 +71,7 @@ class IsolatedParser:
                                         daemon=True)
             self._process.start()
             child.close()
-        return self._conn
+        return self._conn, self._process
 
 
 IDLE_EXIT_S = 30.0
@@ -84,13 +93,17 @@ def serve(conn, memory_mb):
         try:
             if not conn.poll(IDLE_EXIT_S):
                 return  # nothing to read for a while: give its memory back (the next PDF starts a new one)
-            data = conn.recv_bytes()
+            task, data, *rest = conn.recv()
         except (EOFError, OSError):
             return
         try:
-            conn.send(("ok", asdict(parse_pdf(data))))
+            if task == "check":
+                open_pdf(data, *rest).close()
+                conn.send(("ok", None))
+            else:
+                conn.send(("ok", asdict(parse_pdf(data))))
         except PDFError as e:
-            conn.send(("error", e.to_dict()))
+            conn.send(("error", {**e.to_dict(), "status": e.status}))
         except MemoryError:
             conn.send(("error", {"code": "pdf_too_complex", "message": _TOO_BIG.format(memory_mb)}))
         except Exception as e:  # noqa: BLE001 - anything the PDF library raises is this PDF's fault

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sourcecheck.errors import Forbidden, RateLimited, Unauthorized
 
-# The extension's Chrome id, fixed by the "key" in extension/manifest.json (test_security checks the two agree).
+# The extension's Chrome id, fixed by the "key" in extension/manifest.json (tests/unit/test_api.py checks the two agree).
 EXTENSION_ID = "angicnaghjngpjiciclbklheaikpcpmc"
 # Firefox and Safari give each install of an extension an origin of its own (a random UUID), so no id can be
 # pinned there: any such origin passes, and the bearer token, which only pairing hands out, guards the API.
@@ -27,7 +27,10 @@ def load_token(settings):
     if path.exists():
         return path.read_text().strip()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.parent.chmod(0o700)
+    try:
+        path.parent.chmod(0o700)
+    except OSError:
+        pass  # a folder the user chose and does not own
     token = secrets.token_urlsafe(32)
     path.write_text(token)
     path.chmod(0o600)

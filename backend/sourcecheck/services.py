@@ -31,7 +31,7 @@ class Services:
         self._lock = threading.Lock()
         self._library = self._model = self._judge = self._guard = None
         self._queue = None
-        self._parser = None
+        self._parser = self._checker = None
 
     def guard(self):
         with self._lock:
@@ -43,9 +43,11 @@ class Services:
         with self._lock:
             if self._library is None:
                 s = self.settings
+                # two readers: an upload's quick check does not wait behind a long ingest
                 self._parser = IsolatedParser(s["PARSE_TIMEOUT_S"], s["PARSE_MEMORY_MB"])
+                self._checker = IsolatedParser(min(30.0, s["PARSE_TIMEOUT_S"]), s["PARSE_MEMORY_MB"])
                 self._library = Library(s["INDEX_DIR"], make_embedding_function(s["EMBEDDINGS"]), s["CHUNK_WORDS"],
-                                        s["MAX_PAGES"], self._parser)
+                                        s["MAX_PAGES"], self._parser, self._checker.check)
             return self._library
 
     def model(self):
@@ -95,11 +97,12 @@ class Services:
     def close(self):
         """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start."""
         with self._lock:
-            library, parser = self._library, self._parser
+            library, readers = self._library, (self._parser, self._checker)
         if library is not None:
             library.stop()
-        if parser is not None:
-            parser.close()
+        for reader in readers:
+            if reader is not None:
+                reader.close()
 
     def _ingest_worker(self):
         while True:

@@ -160,8 +160,9 @@ def content_words(text):
     return [w for w in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower()) if w not in STOPWORDS and len(w) > 1]
 
 
-_SCALE = {"k": 1e3, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
-_NUMBER = re.compile(r"(\d+(?:[.,]\d+)*)(?:\s?(k|thousand|million|billion|bn)\b)?", re.IGNORECASE)
+_SCALE = {"k": 1e3, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
+# "35k" but not "300 K" (kelvin) or "2019 K-12": the k is lower-case, right after the digits, not before a hyphen
+_NUMBER = re.compile(r"(\d+(?:[.,]\d+)*)(?:(k)\b(?!-)|\s?((?i:hundred|thousand|million|billion|bn))\b)?")
 
 
 def numbers(text):
@@ -169,12 +170,12 @@ def numbers(text):
     '35 thousand' → '35000'), so that two ways of writing one number meet."""
     out = set()
     for m in _NUMBER.finditer(text):
-        raw, scale = m.group(1).replace(",", ""), _SCALE.get((m.group(2) or "").lower(), 1.0)
+        raw, scale = m.group(1).replace(",", ""), _SCALE.get((m.group(2) or m.group(3) or "").lower(), 1.0)
         if raw.count(".") > 1:  # a version or section number ("3.5.1"): as written
             out.add(raw)
             continue
         value = float(raw) * scale
-        out.add(str(int(value)) if value.is_integer() and (scale > 1 or "." not in raw) else repr(round(value, 6)))
+        out.add(str(int(value)) if value.is_integer() else repr(round(value, 6)))  # "10.0" and "10" meet
     return out
 
 

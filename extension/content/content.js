@@ -48,7 +48,8 @@
     if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
     const range = sel.getRangeAt(0);
     const chosen = sel.toString().trim();
-    if (chosen.length < MIN_SELECTION || chosen.split(/\s+/).length < MIN_WORDS) return null;
+    const spaced = !/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/.test(chosen);  // CJK has no spaces to count
+    if (chosen.length < MIN_SELECTION && spaced || spaced && chosen.split(/\s+/).length < MIN_WORDS) return null;
     const node = range.commonAncestorContainer;
     const el = node.nodeType === 1 ? node : node.parentElement;
     // Text in form fields and editors is not text the page shows as an answer.

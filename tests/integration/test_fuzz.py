@@ -48,7 +48,7 @@ def test_fuzzed_pdfs_are_ingested_or_refused_in_the_one_error_shape(tmp_path):
                               timeout=120)
             body = resp.json()
             if resp.status_code in (200, 202):
-                assert body["ok"] is True and body["documents"][0]["filename"] in (name, body["documents"][0]["filename"])
+                assert body["ok"] is True and body["documents"][0]["id"].startswith("d_")
                 outcomes[f"{kind}: accepted"] += 1
             else:
                 assert body["ok"] is False and set(body["error"]) >= {"code", "message"}, (name, body)

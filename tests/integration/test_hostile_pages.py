@@ -95,7 +95,7 @@ def test_the_token_and_the_index_folder_are_the_users_alone(tmp_path):
     from sourcecheck.security import load_token
 
     index = tmp_path / "index"
-    load_token({"TOKEN": "", "INDEX_DIR": str(index)})
-    Library(index, HashEmbedding()).close()
-    assert stat.S_IMODE((index / "token").stat().st_mode) == 0o600
+    Library(index, HashEmbedding()).close()  # the library creates the folder first when the server starts
     assert stat.S_IMODE(index.stat().st_mode) == 0o700
+    load_token({"TOKEN": "", "INDEX_DIR": str(index)})
+    assert stat.S_IMODE((index / "token").stat().st_mode) == 0o600

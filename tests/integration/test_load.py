@@ -4,6 +4,7 @@ uploaded, listed and deleted. Every stream is answered whole and in order; the l
 import json
 import subprocess
 import threading
+import time
 
 import httpx
 import pytest
@@ -34,10 +35,11 @@ def server(index_dir):
 def upload_ready(api, path):
     files = [("file", (path.name, path.read_bytes(), "application/pdf"))]
     doc = httpx.post(f"{api}/documents", files=files, headers=AUTH, timeout=60).json()["documents"][0]
-    for _ in range(300):
+    for _ in range(600):  # up to a minute: the first read starts the PDF reader's process
         got = httpx.get(f"{api}/documents/{doc['id']}", headers=AUTH).json()["document"]
         if got["status"] in ("ready", "failed"):
             return got
+        time.sleep(0.1)
     raise AssertionError("ingest did not finish")
 
 

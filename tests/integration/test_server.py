@@ -43,10 +43,11 @@ def test_pair_upload_and_stream_a_check(server, fava_pdf, bridge_pdf):
     resp = httpx.post(f"{api}/documents", files=files, headers=auth)
     assert resp.status_code == 202 and resp.headers["Access-Control-Allow-Origin"] == EXT
     for doc in resp.json()["documents"]:
-        for _ in range(100):
+        for _ in range(600):  # up to a minute: the first read starts the PDF reader's process
             got = httpx.get(f"{api}/documents/{doc['id']}", headers=auth).json()["document"]
             if got["status"] in ("ready", "failed"):
                 break
+            time.sleep(0.1)
         assert got["status"] == "ready" and got["progress"] == 1.0
 
     text = "Hi! The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long."
@@ -94,9 +95,10 @@ def test_each_verdict_reaches_the_client_when_it_is_known_and_sigterm_stops_clea
         auth = {"Authorization": "Bearer t0ken"}
         files = [("file", (fava_pdf.name, fava_pdf.read_bytes(), "application/pdf"))]
         doc = httpx.post(f"{api}/documents", files=files, headers=auth).json()["documents"][0]
-        for _ in range(100):
+        for _ in range(600):  # up to a minute: the first read starts the PDF reader's process
             if httpx.get(f"{api}/documents/{doc['id']}", headers=auth).json()["document"]["status"] == "ready":
                 break
+            time.sleep(0.1)
         text = "FAVA was trained on 350k instances. FAVA runs on bicycles. FAVA detects six error types."
         arrived = []
         with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth, timeout=60) as resp:

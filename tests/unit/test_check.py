@@ -175,3 +175,11 @@ def test_an_unknown_prompt_evidence_is_refused_before_any_event(library):
     with pytest.raises(BadRequest) as err:
         check_text("The bridge is orange.", library, judge(), options=CheckOptions(prompt_evidence="all"))
     assert "shared, passages, aligned" in err.value.message
+
+
+def test_a_document_deleted_between_validation_and_scoring_gives_verdicts_not_a_crash(library):
+    events = check_text("The bridge opened in 1937.", library, judge())
+    for doc in library.list():
+        library.delete(doc["id"])
+    out = list(events)  # the evidence is now empty: an empty shared block must still be a cache key
+    assert out[1]["type"] == "verdict" and out[1]["label"] == "unsupported" and out[1]["evidence"] == []

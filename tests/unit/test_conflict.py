@@ -110,7 +110,9 @@ def test_two_negations_are_not_told_apart_by_words_so_they_are_no_conflict(claim
 @pytest.mark.parametrize("claim, source", [
     ("The drug did not reduce mortality in the trial.", "The drug reduced mortality in the trial by 20 percent."),
     ("The drug reduced mortality in the trial.",
-     "The drug did not reduce mortality in the trial, but shortened hospital stays.")])
+     "The drug did not reduce mortality in the trial, but shortened hospital stays."),
+    ("The drug did not reduce mortality in the trial.",  # a negation about something else does not hide it
+     "The drug reduced mortality in the trial, without serious side effects.")])
 def test_a_negation_on_one_side_only_is_a_conflict(claim, source):
     assert find_conflict(claim, [ev(source)]).kind == "negation"
 

@@ -12,3 +12,10 @@ def test_aligned_covers_the_claim_with_few_sentences_and_keeps_a_pointing_back_s
     assert "35k instances" in text and "It beats ChatGPT" in text
     assert "weather" not in text and "Birds" not in text
     assert [e.quote for e in out][-1] == items[-1].quote  # most relevant last, items unchanged
+
+
+def test_aligned_never_leaves_the_prompt_without_sources():
+    run_on = ev("word " * 200 + "end.")  # one 200-word "sentence": over the budget
+    out = aligned("A claim about words.", [run_on])
+    assert len(out) == 1 and 0 < len(out[0].passage.split()) <= 90
+    assert aligned("A claim.", []) == []

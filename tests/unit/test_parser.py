@@ -42,6 +42,13 @@ def test_a_pdf_parses_in_the_child_as_in_process(parser, tmp_path):
         parser(b"%PDF-1.7\n garbage")
     assert err.value.code == "pdf_corrupt"
     assert parser(data).pages == parse_pdf(data).pages  # the same child goes on
+    parser.check(data)  # the upload's quick check, in the child too
+    with pytest.raises(PDFError) as err:
+        parser.check(b"<html>not a pdf</html>")
+    assert (err.value.code, err.value.status) == ("not_a_pdf", 415)
+    with pytest.raises(PDFError) as err:
+        parser.check(data, max_pages=1)
+    assert (err.value.code, err.value.status) == ("pdf_too_long", 413)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="SIGSTOP")

@@ -74,4 +74,5 @@ def test_an_emoji_stays_with_the_sentence_before_it():
 def test_numbers_with_a_scale_word_meet_the_same_number_written_out():
     """'35k' is 35,000, as the conflict finder reads it: a claim of 35k is not "missing" from a source of 35,000."""
     assert numbers("35k instances") == numbers("35,000 instances") == numbers("35 thousand instances") == {"35000"}
-    assert numbers("1.5 million users, version 3.5.1, 10 km") == {"1500000", "3.5.1", "10"}
+    assert numbers("1.5 million users, version 3.5.1, 10.0 km") == {"1500000", "3.5.1", "10"}
+    assert numbers("300 K in 2019 K-12 schools") == {"300", "2019", "12"}  # kelvin and K-12 are no thousands

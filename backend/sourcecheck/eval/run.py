@@ -75,7 +75,8 @@ def run_record(record, judge, embedding_function, settings, options):
                 if source and source.strip():
                     library.add_text(f"source {i}", [source], filename=f"source{i}.txt")
         indexed = time.monotonic()
-        got = collect(check_text(record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"]))
+        got = collect(check_text(record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"],
+                                 settings["MAX_SENTENCES"]))
         # each verdict carries the raw score and signals its p came from (options.internals)
         verdicts = [{"index": v["index"], "label": v["label"], "p": v["p_supported"],
                      "p_raw": v["internals"]["p_raw"], "features": v["internals"]["signals"],
