@@ -4,28 +4,14 @@ errors, and the next PDF parses again."""
 import os
 import signal
 import threading
-import zlib
 
-import pymupdf
 import pytest
 
+from fuzz_pdfs import flate_bomb
 from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.errors import PDFError
 from sourcecheck.parser import IsolatedParser
 from sourcecheck.pdf import parse_pdf
-
-
-def flate_bomb(megabytes):
-    """A one-page PDF whose content stream inflates to `megabytes` MB (about 1 KB per MB on disk)."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 72), "hello")
-    xref = page.get_contents()[0]
-    squeeze, chunk = zlib.compressobj(9), b" " * 2**20
-    data = b"".join([squeeze.compress(chunk) for _ in range(megabytes)] + [squeeze.flush()])
-    doc.update_stream(xref, data, compress=False)
-    doc.xref_set_key(xref, "Filter", "/FlateDecode")
-    return doc.tobytes()
 
 
 @pytest.fixture
