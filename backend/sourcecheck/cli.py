@@ -58,6 +58,7 @@ def main(argv=None):
 
 
 def serve(args, settings):
+    import logging
     import signal
 
     from waitress.server import create_server
@@ -72,6 +73,10 @@ def serve(args, settings):
     get_services(app).resume_ingest()
     get_services(app).warm_up()
     print(f"Pairing code: {new_pairing_code(settings)}  (enter it in the extension's side panel)", flush=True)
+    handler = logging.StreamHandler()  # our own notes (a check stopped, an unexpected error) on stderr; no
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))  # request log: the panel polls every 5 s
+    logging.getLogger("sourcecheck").addHandler(handler)
+    logging.getLogger("sourcecheck").setLevel(logging.INFO)
     server = create_server(app, host=settings["HOST"], port=settings["PORT"], threads=SERVER_THREADS,
                            ident="sourcecheck", clear_untrusted_proxy_headers=True)
     print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)

@@ -90,3 +90,35 @@ def test_twenty_checks_an_upload_a_list_and_a_delete_at_once(server, bridge_pdf,
     assert len(labels) == 1  # every stream got the same verdicts: nothing mixed between them
     docs = httpx.get(f"{api}/documents", headers=AUTH).json()["documents"]
     assert [d["filename"] for d in docs] == ["bridge.pdf"] and docs[0]["status"] == "ready"
+
+
+def test_a_check_whose_client_disconnects_stops_within_one_sentence(index_dir, bridge_pdf):
+    """Each critique takes 1 s; the client leaves after the first verdict: the server stops at its next write
+    (one critique later), not after the five critiques still to come."""
+    port = free_port()
+    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN, FAKE_DELAY=1.0)
+    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    lines = []
+    threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")), daemon=True).start()
+    try:
+        api = f"http://127.0.0.1:{port}/api/v1"
+        wait_for(f"{api}/health", proc)
+        upload_ready(api, bridge_pdf)
+        text = " ".join(f"The bridge was painted by {n} robots from Mars." for n in
+                        ("two", "three", "four", "five", "six", "seven"))
+        with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=AUTH, timeout=60) as resp:
+            events = resp.iter_lines()
+            assert json.loads(next(events))["type"] == "sentences"
+            while json.loads(next(events))["type"] != "verdict":
+                pass
+            left = time.monotonic()
+        # the six scores come at once; then the critiques, 1 s each: all of them would take 6 s
+        deadline = left + 4.0
+        while time.monotonic() < deadline and not any("client disconnected" in line for line in lines):
+            time.sleep(0.05)
+        stopped = [line for line in lines if "client disconnected" in line]
+        assert stopped, lines
+        assert time.monotonic() - left < 4.0
+    finally:
+        stop(proc)

@@ -41,9 +41,15 @@ def check():
 
 
 def stream(events):
+    verdicts = 0
     try:
         for event in events:
             yield json.dumps(event) + "\n"
+            verdicts += event["type"] == "verdict"
+    except GeneratorExit:  # the client went away (the server's next write failed): no more model calls
+        events.close()
+        log.info("check stopped after %d verdict events: the client disconnected", verdicts)
+        raise
     except SourcecheckError as e:
         yield error_event(e)
     except Exception as e:  # the stream has started: the status is sent, so the error goes in the stream
