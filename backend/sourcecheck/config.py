@@ -58,6 +58,7 @@ SETTINGS = (
     Setting("MAX_SENTENCES", 200, "Most sentences one check takes (about 5 s each with the default model)."),
     Setting("MAX_UPLOAD_MB", 100, "Largest upload accepted, in megabytes."),
     Setting("MAX_PAGES", 2000, "Most pages a PDF may have."),
+    Setting("MAX_LIBRARY_MB", 20000, "Most megabytes of PDFs the library keeps; 0 means no limit."),
     Setting("PARSE_TIMEOUT_S", 120.0, "Seconds reading one PDF's text may take before it is refused (pdf_timeout)."),
     Setting("PARSE_MEMORY_MB", 1536, "Address space the PDF reader's process may map (Linux; it maps about 540 MB "
             "before reading anything), so a PDF built to exhaust memory fails alone (pdf_too_complex)."),

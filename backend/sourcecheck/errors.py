@@ -32,6 +32,10 @@ class TextTooLong(SourcecheckError):
     code, status = "text_too_long", 413
 
 
+class LibraryFull(SourcecheckError):
+    code, status = "library_full", 413
+
+
 class NotFound(SourcecheckError):
     code, status = "not_found", 404
 

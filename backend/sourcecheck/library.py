@@ -15,7 +15,7 @@ import numpy as np
 from chromadb.config import Settings
 
 from sourcecheck.chunking import chunk_page
-from sourcecheck.errors import NotFound, PDFError, SourcecheckError
+from sourcecheck.errors import LibraryFull, NotFound, PDFError, SourcecheckError
 from sourcecheck.lexical import BM25
 from sourcecheck.pdf import open_pdf, parse_pdf
 
@@ -46,12 +46,14 @@ class Library:
     path=None keeps everything in memory (for evaluation and tests).
     """
 
-    def __init__(self, path, embedding_function, chunk_words=120, max_pages=None, parse=parse_pdf, check=None):
+    def __init__(self, path, embedding_function, chunk_words=120, max_pages=None, parse=parse_pdf, check=None,
+                 max_mb=None):
         """parse: PDF bytes → ParsedPDF; check(data, max_pages): raise PDFError for an unusable PDF. The server's
         run in child processes with limits (parser.py); by default both run here."""
         self.embedding_function = embedding_function
         self.chunk_words = chunk_words
         self.max_pages = max_pages
+        self.max_mb = max_mb  # the PDFs the library keeps, in MB: a new one past it is refused (library_full)
         self.parse = parse
         self.check = check or (lambda data, pages: open_pdf(data, pages).close())
         self._lock = threading.RLock()
@@ -96,6 +98,10 @@ class Library:
         self.check(data, self.max_pages)  # not a PDF, encrypted, damaged, empty or too long: refused before
         # anything is stored
         with self._lock:
+            if self.max_mb and self._stored_bytes() + len(data) > self.max_mb * 2**20:
+                raise LibraryFull(f"The library holds {self._stored_bytes() / 2**20:,.0f} MB of PDFs; this one would "
+                                  f"pass the limit of {self.max_mb:,} MB (the MAX_LIBRARY_MB setting). Delete some "
+                                  "PDFs or raise the limit.")
             if self.path:
                 self._file(doc_id).write_bytes(data)
             else:
@@ -302,6 +308,11 @@ class Library:
             return self._bm25
 
     # -- storage -----------------------------------------------------------------------------
+
+    def _stored_bytes(self):
+        if self.path is None:
+            return sum(map(len, self._memory_files.values()))
+        return sum(f.stat().st_size for f in (self.path / "files").glob("*.pdf"))
 
     def _file(self, doc_id):
         return self.path / "files" / f"{doc_id}.pdf"

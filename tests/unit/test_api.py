@@ -246,3 +246,14 @@ def test_a_pdf_over_the_page_limit_and_a_text_over_the_sentence_limit_are_refuse
     resp = client.post("/api/v1/check", json={"text": text})
     assert_error(resp, 413, "text_too_long")
     assert "3 sentences" in resp.get_json()["error"]["message"]
+
+
+def test_an_upload_past_the_library_size_limit_is_refused_and_nothing_is_stored(settings, bridge_pdf, fava_pdf):
+    limit_mb = (bridge_pdf.stat().st_size + fava_pdf.stat().st_size // 2) / 2**20
+    client = make_client(create_app({**settings, "MAX_LIBRARY_MB": limit_mb}))
+    assert upload(client, bridge_pdf).status_code == 202
+    resp = upload(client, fava_pdf)
+    assert_error(resp, 413, "library_full")
+    assert "MAX_LIBRARY_MB" in resp.get_json()["error"]["message"]
+    assert [d["filename"] for d in client.get("/api/v1/documents").get_json()["documents"]] == ["bridge.pdf"]
+    assert upload(client, bridge_pdf).status_code in (200, 202)  # the same bytes again take no room
