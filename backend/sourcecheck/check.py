@@ -39,7 +39,8 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
         raise BadRequest(f"Unknown prompt evidence {options.prompt_evidence!r}; use one of {', '.join(PROMPT_EVIDENCE)}.")
     if len(text) > max_chars:
         raise TextTooLong(f"The text has {len(text):,} characters; the limit is {max_chars:,}. Check it in parts.")
-    checkable = sum(s.checkable for s in split_sentences(text))
+    sentences = split_sentences(text)
+    checkable = sum(s.checkable for s in sentences)
     if checkable > max_sentences:
         raise TextTooLong(f"The text has {checkable:,} sentences to check; the limit is {max_sentences:,} "
                           "(the MAX_SENTENCES setting). Check it in parts.")
@@ -49,12 +50,11 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
     if not ready:
         raise EmptyLibrary("The library has no ready documents to check against; add PDFs first "
                            "(drop them on the side panel, or run `sourcecheck ingest FILE.pdf`).")
-    return _events(text, library, judge, ready, documents, options)
+    return _events(text, sentences, library, judge, ready, documents, options)
 
 
-def _events(text, library, judge, ready, documents, options):
+def _events(text, sentences, library, judge, ready, documents, options):
     started = time.monotonic()
-    sentences = split_sentences(text)
     yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences]}
     checkable = [s for s in sentences if s.checkable]
     filenames = {d["id"]: d["filename"] for d in ready}

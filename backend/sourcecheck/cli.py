@@ -4,6 +4,7 @@ import argparse
 import json
 import sys
 
+from sourcecheck.check import PROMPT_EVIDENCE
 from sourcecheck.config import load_settings
 from sourcecheck.errors import SourcecheckError, error_body
 
@@ -40,7 +41,7 @@ def main(argv=None):
     p.add_argument("--cache", help="verdict cache folder (default OUT/cache)")
     p.add_argument("--critique", action="store_true", help="also generate critiques (slow; not scored)")
     p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
-    p.add_argument("--prompt-evidence", choices=["shared", "passages", "aligned"], default="shared",
+    p.add_argument("--prompt-evidence", choices=PROMPT_EVIDENCE, default="shared",
                    help="what each sentence's prompt shows: one block shared by the check's sentences (default), "
                    "its own passages, or only the source sentences aligned with it")
     p.add_argument("--rescore", metavar="FINGERPRINT", help="score the verdicts cached under an earlier "

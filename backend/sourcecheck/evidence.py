@@ -99,6 +99,7 @@ def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
     for i, e in enumerate(evidence):
         for j, s in enumerate([s.text for s in split_sentences(e.passage)] or [e.passage]):
             candidates.append((i, j, s, set(content_words(s)), numbers(s)))
+    by_place = {c[:2]: c for c in candidates}
     weight = _rarity([c[3] for c in candidates], claim_words)
     top = max(weight.values(), default=1.0)
     chosen, words_left, numbers_left, spent = set(), set(claim_words), set(claim_numbers), 0
@@ -117,9 +118,10 @@ def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
         spent += len(best[2].split())
         words_left -= best[3]
         numbers_left -= best[4]
-        if best[1] > 0 and _POINTS_BACK.match(best[2]) and (best[0], best[1] - 1) not in chosen:
-            chosen.add((best[0], best[1] - 1))
-            spent += len(next(c[2] for c in candidates if c[:2] == (best[0], best[1] - 1)).split())
+        before = (best[0], best[1] - 1)
+        if before in by_place and _POINTS_BACK.match(best[2]) and before not in chosen:
+            chosen.add(before)
+            spent += len(by_place[before][2].split())
     out = []
     for i, e in enumerate(evidence):
         picked = [c[2] for c in candidates if c[0] == i and (i, c[1]) in chosen]

@@ -98,8 +98,9 @@ class Library:
         self.check(data, self.max_pages)  # not a PDF, encrypted, damaged, empty or too long: refused before
         # anything is stored
         with self._lock:
-            if self.max_mb and self._stored_bytes() + len(data) > self.max_mb * 2**20:
-                raise LibraryFull(f"The library holds {self._stored_bytes() / 2**20:,.0f} MB of PDFs; this one would "
+            stored = self._stored_bytes() if self.max_mb else 0
+            if self.max_mb and stored + len(data) > self.max_mb * 2**20:
+                raise LibraryFull(f"The library holds {stored / 2**20:,.0f} MB of PDFs; this one would "
                                   f"pass the limit of {self.max_mb:,} MB (the MAX_LIBRARY_MB setting). Delete some "
                                   "PDFs or raise the limit.")
             if self.path:
@@ -124,16 +125,12 @@ class Library:
             parsed = self.parse(data)
             self._update(doc_id, title=parsed.title, authors=parsed.authors, year=parsed.year, pages=len(parsed.pages))
             self._index_pages(doc_id, parsed.pages)
-        except SourcecheckError as e:
+        except Exception as e:  # an unexpected failure still ends in a visible state, not a stuck one
             if self._stopping.is_set():
                 return self.get(doc_id)  # the reader was stopped with the server, not by this PDF: resumed later
             self._remove_chunks(doc_id)
-            self._update(doc_id, status="failed", error=e.to_dict())
-        except Exception as e:  # an unexpected failure still ends in a visible state, not a stuck one
-            if self._stopping.is_set():
-                return self.get(doc_id)
-            self._remove_chunks(doc_id)
-            self._update(doc_id, status="failed", error={"code": "ingest_failed", "message": f"Indexing failed: {e}"})
+            self._update(doc_id, status="failed", error=e.to_dict() if isinstance(e, SourcecheckError) else
+                         {"code": "ingest_failed", "message": f"Indexing failed: {e}"})
         return self.get(doc_id)
 
     def add_text(self, title, pages, filename=None):
