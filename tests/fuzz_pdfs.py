@@ -60,7 +60,8 @@ def make(i, bases):
         doc.xref_set_key(doc.pdf_catalog(), "OpenAction", f"{xref} 0 R")
         data = doc.tobytes()
     elif kind == "bomb":
-        data = flate_bomb(rng.choice((64, 256)))
+        # half of them inflate to hundreds of MB of nothing; the others to 40 million characters to hold
+        data = text_bomb(40) if i % 24 == 9 else flate_bomb(rng.choice((64, 256)))
     elif kind == "blank_pages":
         data = blank_pdf(3000 if i % 48 == 10 else 40)  # once in 48: 3,000 pages, over MAX_PAGES
     else:
@@ -94,6 +95,23 @@ def flate_bomb(megabytes):
     xref = page.get_contents()[0]
     squeeze, chunk = zlib.compressobj(9), b" " * 2**20
     data = b"".join([squeeze.compress(chunk) for _ in range(megabytes)] + [squeeze.flush()])
+    doc.update_stream(xref, data, compress=False)
+    doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    return doc.tobytes()
+
+
+def text_bomb(megachars):
+    """A one-page PDF showing `megachars` million characters, line over line at one place on the page: a few KB
+    on disk, but every character becomes an entry in the reader's text page (tens of bytes each), so reading
+    it needs GBs of memory."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "hello", fontname="helv")
+    xref = page.get_contents()[0]
+    squeeze, line = zlib.compressobj(9), b"(" + b"A" * 1000 + b") Tj 0 0 Td "
+    parts = [squeeze.compress(b"BT /helv 1 Tf 10 400 Td ")]
+    parts += [squeeze.compress(line * 1000) for _ in range(megachars)]
+    data = b"".join(parts + [squeeze.compress(b"ET"), squeeze.flush()])
     doc.update_stream(xref, data, compress=False)
     doc.xref_set_key(xref, "Filter", "/FlateDecode")
     return doc.tobytes()

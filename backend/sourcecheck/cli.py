@@ -20,7 +20,9 @@ def main(argv=None):
     p.add_argument("files", nargs="+")
     p = sub.add_parser("check", help="check text against the library")
     p.add_argument("text", nargs="?", default="-", help="the text, or - to read standard input")
-    p.add_argument("--json", action="store_true", help="print the JSON form of POST /check")
+    p.add_argument("--format", choices=["table", "json", "markdown"], default="table",
+                   help="json: the JSON form of POST /check; markdown: the report the side panel exports")
+    p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     p.add_argument("--documents", nargs="*", help="only these document ids")
     p.add_argument("--revise", action="store_true", help="also rewrite the text from the critiques")
     p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
@@ -51,7 +53,7 @@ def main(argv=None):
         settings = load_settings()
         return COMMANDS[args.command](args, settings) or 0
     except SourcecheckError as e:
-        if getattr(args, "json", False):  # `check --json` answers in the API's form, errors included
+        if getattr(args, "format", "") == "json":  # `check --json` answers in the API's form, errors included
             print(json.dumps(error_body(e), ensure_ascii=False))
         else:
             print(f"error ({e.code}): {e.message}", file=sys.stderr)
@@ -78,8 +80,9 @@ def serve(args, settings):
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))  # request log: the panel polls every 5 s
     logging.getLogger("sourcecheck").addHandler(handler)
     logging.getLogger("sourcecheck").setLevel(logging.INFO)
+    # channel_request_lookahead: the socket is watched while a request runs, so a cancelled check is seen at once
     server = create_server(app, host=settings["HOST"], port=settings["PORT"], threads=SERVER_THREADS,
-                           ident="sourcecheck", clear_untrusted_proxy_headers=True)
+                           ident="sourcecheck", clear_untrusted_proxy_headers=True, channel_request_lookahead=1)
     print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)
 
     def stop(signum, frame):  # SIGTERM (a service manager, `kill`) stops like Ctrl-C does
@@ -131,8 +134,12 @@ def check(args, settings):
                            sensitivity=args.sensitivity)
     result = collect(check_text(text, svc.library(), svc.judge(), args.documents or None, options,
                                 settings["MAX_TEXT_CHARS"], settings["MAX_SENTENCES"]))
-    if args.json:
+    if args.format == "json":
         print(json.dumps(result, indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        from sourcecheck.report import markdown
+
+        print(markdown(result))
     else:
         print_table(result)
     return 0

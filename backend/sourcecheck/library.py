@@ -20,8 +20,9 @@ from sourcecheck.lexical import BM25
 from sourcecheck.pdf import open_pdf, parse_pdf
 
 # Chunks embedded per call: one call sorts its texts by length, so larger groups pad less (a 300-page
-# library: 1.0x the embedding-only bound at 256, more at 32); progress moves once per group.
-EMBED_GROUP = 256
+# library: 1.0x the embedding-only bound at 256, more at 32); progress moves once per group, so a short
+# document is cut into about PROGRESS_STEPS groups of at least MIN_GROUP for a bar that moves.
+EMBED_GROUP, MIN_GROUP, PROGRESS_STEPS = 256, 8, 8
 READ_PAGE = 5000  # chunks read from Chroma per call: SQLite caps the variables of one query
 
 
@@ -156,8 +157,9 @@ class Library:
         if not chunks:
             raise PDFError("The document has no text to index.", code="pdf_no_text")
         self._update(doc_id, status="embedding", progress=0.1)
-        for b in range(0, len(chunks), EMBED_GROUP):
-            group = chunks[b:b + EMBED_GROUP]
+        size = min(EMBED_GROUP, max(MIN_GROUP, -(-len(chunks) // PROGRESS_STEPS)))
+        for b in range(0, len(chunks), size):
+            group = chunks[b:b + size]
             ids, texts, metas = [c[0] for c in group], [c[1] for c in group], [c[2] for c in group]
             vectors = self.embedding_function(texts)  # outside the lock: searches go on meanwhile
             with self._lock:

@@ -107,7 +107,7 @@ def serve(conn, memory_mb):
         except MemoryError:
             conn.send(("error", {"code": "pdf_too_complex", "message": _TOO_BIG.format(memory_mb)}))
         except Exception as e:  # noqa: BLE001 - anything the PDF library raises is this PDF's fault
-            big = "malloc" in str(e).lower() or "memory" in str(e).lower()
+            big = "alloc" in str(e).lower() or "memory" in str(e).lower()  # malloc, realloc, "out of memory"
             conn.send(("error", {"code": "pdf_too_complex" if big else "pdf_corrupt",
                                  "message": _TOO_BIG.format(memory_mb) if big else
                                  f"The PDF is damaged and cannot be read ({str(e)[:200]})."}))

@@ -51,7 +51,9 @@ def parse_pdf(data):
         for page in doc:
             try:
                 pages.append(page.get_text("text", flags=_TEXT_FLAGS))
-            except Exception:
+            except Exception as e:
+                if isinstance(e, MemoryError) or "memory" in str(e).lower() or "alloc" in str(e).lower():
+                    raise  # the reader's memory limit, not a damaged page: parser.py says pdf_too_complex
                 raise PDFError(
                     f"Page {page.number + 1} of the PDF is damaged and cannot be read.", code="pdf_corrupt"
                 ) from None

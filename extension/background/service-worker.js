@@ -1,6 +1,6 @@
-// The service worker: the ONLY place that talks to the backend (with the token from extension
-// storage). It serves the content script (streamed checks over a port), the side panel (status,
-// pairing, documents, uploads) and the viewer (PDF bytes), and owns the context menu and shortcut.
+// The service worker: talks to the backend for content scripts (streamed checks over a port; a page's own fetch
+// would be refused), keeps the last check and the recent ones, and owns the context menu and the shortcut. The
+// side panel and the viewer are extension pages and call the backend themselves (lib/api-client.js).
 /* global importScripts */
 "use strict";
 
@@ -17,134 +17,31 @@ const { browser: B, messages: M, errors: E, settings: S, checkState: CS, apiClie
 const { MSG, PORT } = M;
 const ext = B.ext;
 const MENU_ID = "sourcecheck-check-selection";
-const CHUNK = 512 * 1024; // bytes per port message when moving PDFs (messages are JSON, so base64)
-const CONTENT_FILES = [
-  "lib/browser.js", "lib/messages.js", "lib/offsets.js", "lib/anchoring.js", "lib/errors.js",
-  "lib/settings.js", "lib/check-state.js", "content/marks.js", "content/ui.js", "content/content.js",
-];
+// The content script's files, as the manifest lists them (for tabs opened before the extension was installed).
+const CONTENT = ext.runtime.getManifest().content_scripts[0];
 
 async function client() {
   const s = await S.load(B.get);
   return new A.BackendClient({ baseUrl: s.backendUrl, token: s.token });
 }
 
-function toFriendly(err) {
-  if (err && err.friendly) return err.friendly;
-  return E.friendlyError({ code: "request_failed", message: String(err && err.message || err) });
-}
-
-// ------------------------------------------------------------------ status and pairing
-
-/** Reachable? paired? which model? One call for the side panel's status line. */
-async function status() {
-  const c = await client();
-  const out = { backendUrl: c.baseUrl, reachable: false, paired: false, hasToken: !!c.token, model: null, library: null, error: null };
-  try {
-    const h = await c.health();
-    out.reachable = true;
-    out.model = h.model || null;
-    out.library = h.library || null;
-    out.version = h.version || null;
-  } catch (err) {
-    out.error = toFriendly(err);
-    return { ok: true, status: out };
-  }
-  if (!c.token) {
-    out.error = E.friendlyError({ code: "not_paired" });
-    return { ok: true, status: out };
-  }
-  try {
-    // The token is only proven by an authenticated call.
-    await c.documents();
-    out.paired = true;
-  } catch (err) {
-    out.error = toFriendly(err);
-  }
-  return { ok: true, status: out };
-}
-
-async function pair(msg) {
-  const c = await client();
-  const res = await c.pair(msg.code);
-  await B.set({ token: res.token });
-  return { ok: true };
-}
-
-// ------------------------------------------------------------------ documents
-
-async function documents() {
-  const c = await client();
-  const res = await c.documents();
-  return { ok: true, documents: res.documents || [] };
-}
-
-async function documentOne(msg) {
-  const c = await client();
-  const res = await c.document(msg.id);
-  return { ok: true, document: res.document };
-}
-
-async function deleteDocument(msg) {
-  const c = await client();
-  await c.deleteDocument(msg.id);
-  return { ok: true };
-}
-
-function base64ToBytes(b64) {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-function bytesToBase64(bytes) {
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(bin);
-}
-
-/** Upload port: {type:"begin", name} {type:"chunk", data(base64)}... {type:"end"} -> uploaded|error. */
-function onUploadPort(port) {
-  let name = "upload.pdf";
-  let parts = [];
-  port.onMessage.addListener(async (msg) => {
-    if (msg.type === "begin") { name = msg.name || name; parts = []; return; }
-    if (msg.type === "chunk") { parts.push(base64ToBytes(msg.data)); port.postMessage({ type: "ack", n: parts.length }); return; }
-    if (msg.type !== "end") return;
-    try {
-      const c = await client();
-      const res = await c.upload([{ name, blob: new Blob(parts, { type: "application/pdf" }) }]);
-      port.postMessage({ type: "uploaded", documents: res.documents || [] });
-    } catch (err) {
-      port.postMessage({ type: "error", error: toFriendly(err) });
-    }
-  });
-}
-
-/** File port for the viewer: {type:"get", id} -> meta, chunk..., end (or error). */
-function onFilePort(port) {
-  port.onMessage.addListener(async (msg) => {
-    if (msg.type !== "get") return;
-    try {
-      const c = await client();
-      const bytes = new Uint8Array(await c.file(msg.id));
-      port.postMessage({ type: "meta", size: bytes.length });
-      for (let i = 0; i < bytes.length; i += CHUNK) {
-        port.postMessage({ type: "chunk", data: bytesToBase64(bytes.subarray(i, i + CHUNK)) });
-      }
-      port.postMessage({ type: "end" });
-    } catch (err) {
-      port.postMessage({ type: "error", error: toFriendly(err) });
-    }
-  });
-}
+const toFriendly = A.toFriendly;
 
 // ------------------------------------------------------------------ checks
 
-/** The last check, kept for the side panel's results list. */
+let latestCheckId = null; // a replaced check's late events must not overwrite the newer one's results
+
+/** The last check, kept for the side panel's results list. A check that failed before it found its sentences
+ * keeps the results of the one before it, with the failure noted. */
 async function saveLastCheck(state, tab) {
+  if (state.checkId !== latestCheckId) return;
+  if (state.status === "error" && !state.sentences.length) {
+    const { lastCheck: before } = await B.sessionGet("lastCheck");
+    if (before && before.sentences && before.sentences.length) {
+      await B.sessionSet({ lastCheck: Object.assign({}, before, { recheckError: state.error }) });
+      return;
+    }
+  }
   const sentences = state.sentences.map((s) => {
     const v = state.verdicts[s.index] || null;
     return {
@@ -154,10 +51,24 @@ async function saveLastCheck(state, tab) {
     };
   });
   const lastCheck = {
-    checkId: state.checkId, tabId: tab ? tab.id : null, url: tab ? tab.url : null, status: state.status,
+    checkId: state.checkId, tabId: tab ? tab.id : null, url: tab ? tab.url : null, status: state.status, text: state.text,
     sentences, summary: state.summary, error: state.error, counts: CS.counts(state), at: Date.now(),
   };
   await B.sessionSet({ lastCheck });
+}
+
+const HISTORY = 20; // finished checks kept for the side panel (and its Markdown export), across restarts
+
+/** Keep a finished (or cancelled) check in local storage, newest first. */
+async function saveHistory(state, tab) {
+  const entry = {
+    checkId: state.checkId, at: Date.now(), url: tab ? tab.url : "", title: tab ? tab.title : "", status: state.status,
+    counts: CS.counts(state),
+    result: { sentences: state.sentences, verdicts: Object.values(state.verdicts), summary: state.summary },
+  };
+  const { history } = await B.get("history");
+  const kept = (Array.isArray(history) ? history : []).filter((h) => h.checkId !== state.checkId);
+  await B.set({ history: [entry, ...kept].slice(0, HISTORY) });
 }
 
 const lastStates = new Map(); // checkId -> state, to merge re-anchoring reports
@@ -183,6 +94,7 @@ function onCheckPort(port) {
     if (msg.type !== "check") return;
     const tab = port.sender && port.sender.tab;
     let state = CS.initial(msg.checkId, msg.text);
+    latestCheckId = msg.checkId;
     lastStates.clear();
     lastStates.set(msg.checkId, state);
     const emit = (event) => {
@@ -190,9 +102,10 @@ function onCheckPort(port) {
       if (problem) event = { type: "error", error: { code: "request_failed", message: "Unexpected answer from the backend (" + problem + ")." } };
       if (event.type === "error") event = { type: "error", error: E.friendlyError(event.error) };
       state = CS.apply(state, event);
-      lastStates.set(msg.checkId, state);
+      if (lastStates.has(msg.checkId)) lastStates.set(msg.checkId, state);
       try { port.postMessage(event); } catch (_) { /* the tab went away */ }
       saveLastCheck(state, tab);
+      if (event.type === "summary") saveHistory(state, tab);
     };
     checkStarted();
     try {
@@ -202,7 +115,15 @@ function onCheckPort(port) {
       await c.check(msg.text, { onEvent: emit, signal: abort.signal, options: { sensitivity } });
       if (state.status === "checking") emit({ type: "summary", counts: CS.counts(state), p_all_supported: null });
     } catch (err) {
-      if (err && err.name === "AbortError") return;
+      if (err && err.name === "AbortError") {
+        // The page closed the port: the check was cancelled (or replaced, or its tab closed).
+        if (state.status === "checking") {
+          const cancelled = Object.assign({}, state, { status: "cancelled" });
+          saveLastCheck(cancelled, tab);
+          if (state.sentences.length) saveHistory(cancelled, tab);
+        }
+        return;
+      }
       const event = { type: "error", error: toFriendly(err) };
       state = CS.apply(state, event);
       try { port.postMessage(event); } catch (_) { /* the tab went away */ }
@@ -229,8 +150,8 @@ async function checkTab(tabId, fallbackText) {
     return await B.sendToTab(tabId, msg);
   } catch (_) {
     // No content script in this tab (opened before the extension was installed): inject it.
-    await ext.scripting.insertCSS({ target: { tabId }, files: ["content/highlights.css"] });
-    await ext.scripting.executeScript({ target: { tabId }, files: CONTENT_FILES });
+    await ext.scripting.insertCSS({ target: { tabId }, files: CONTENT.css });
+    await ext.scripting.executeScript({ target: { tabId }, files: CONTENT.js });
     return B.sendToTab(tabId, msg);
   }
 }
@@ -263,11 +184,6 @@ async function openSidePanel(msg, sender) {
 // restarted service worker hears the event that woke it)
 
 ext.runtime.onMessage.addListener(M.createRouter({
-  [MSG.STATUS]: status,
-  [MSG.PAIR]: pair,
-  [MSG.DOCUMENTS]: documents,
-  [MSG.DOCUMENT]: documentOne,
-  [MSG.DELETE_DOCUMENT]: deleteDocument,
   [MSG.OPEN_VIEWER]: openViewer,
   [MSG.OPEN_SIDE_PANEL]: openSidePanel,
   [MSG.SCROLL_TO]: scrollTo,
@@ -277,8 +193,6 @@ ext.runtime.onMessage.addListener(M.createRouter({
 
 ext.runtime.onConnect.addListener((port) => {
   if (port.name === PORT.CHECK) onCheckPort(port);
-  else if (port.name === PORT.UPLOAD) onUploadPort(port);
-  else if (port.name === PORT.FILE) onFilePort(port);
 });
 
 ext.runtime.onInstalled.addListener(() => {
@@ -307,4 +221,4 @@ if (ext.sidePanel && ext.sidePanel.setPanelBehavior) {
 }
 
 // For tests and debugging from the service worker console: the same path the menu takes.
-globalThis.sourcecheck = { checkTab, status };
+globalThis.sourcecheck = { checkTab };

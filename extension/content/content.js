@@ -16,6 +16,8 @@
   const MIN_WORDS = 3;
   const HOVER_MS = 120;
   const LEAVE_MS = 350;
+  // Chat apps blank and refill an answer while they stream it: only sentences still gone after this are reported.
+  const MISSING_GRACE_MS = 2000;
 
   const isOwnUi = (element) => element.hasAttribute && element.hasAttribute("data-sourcecheck-ui");
   let lastRange = null;       // the last non-empty selection, for the menu and the shortcut
@@ -24,6 +26,8 @@
   let hoverTimer = null;
   let leaveTimer = null;
   let overCard = false;
+  let missingTimer = null;
+  let tick = null;            // the progress toast's clock
 
   const marks = new root.SC.Marks(doc, { isOwnUi, onMissing });
   const ui = new root.SC.UI(doc, {
@@ -71,7 +75,13 @@
     clearTimeout(selTimer);
     selTimer = setTimeout(onSelectionMaybeChanged, 150);
   });
-  root.addEventListener("scroll", () => ui.hideButton(), { passive: true, capture: true });
+  let scrollQueued = false;
+  root.addEventListener("scroll", () => {
+    ui.hideButton();
+    if (scrollQueued || !ui.cardVisible()) return;
+    scrollQueued = true;
+    root.requestAnimationFrame(() => { scrollQueued = false; ui.follow(); });
+  }, { passive: true, capture: true });
 
   /** The range to check: the live selection, else the last one, else fallbackText found in the page. */
   function rangeToCheck(fallbackText) {
@@ -92,18 +102,20 @@
       ui.showToast({ error: E.friendlyError({ code: "no_selection" }), autoHideMs: 6000 });
       return { ok: true, started: false };
     }
-    if (current && current.port) { try { current.port.disconnect(); } catch (_) { /* already gone */ } }
-    const checkId = Date.now().toString(36) + "-" + (++checkSeq);
     const begun = marks.begin(range);
     if (!begun.text) {
       ui.showToast({ error: E.friendlyError({ code: "empty_text" }), autoHideMs: 6000 });
       return { ok: true, started: false };
     }
+    if (current && current.port) { try { current.port.disconnect(); } catch (_) { /* already gone */ } }
+    const checkId = Date.now().toString(36) + "-" + (++checkSeq);
     ui.hideButton();
     const port = B.connect(PORT.CHECK);
-    current = { checkId, port, state: CS.initial(checkId, begun.text), begun, done: false };
+    current = { checkId, port, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), firstVerdict: 0 };
     const mine = current;
-    ui.showToast({ kind: "progress", title: "Checking the selection against your PDFs…" });
+    showProgress(mine);
+    clearInterval(tick);
+    tick = setInterval(() => { if (current === mine && !mine.done) showProgress(mine); else clearInterval(tick); }, 1000);
     port.onMessage.addListener((event) => onEvent(mine, event));
     port.onDisconnect.addListener(() => {
       if (!mine.done && current === mine) {
@@ -114,13 +126,47 @@
     return { ok: true, started: true, checkId, text: begun.text };
   }
 
-  function progressText(state) {
+  const clock = (ms) => { const s = Math.round(ms / 1000); return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`; };
+
+  /** Sentences done of total, time so far, and an estimate from this check's own speed (the model's, measured). */
+  function progressText(mine) {
+    const state = mine.state;
     const c = CS.counts(state);
     const checkable = state.sentences.filter((s) => s.checkable !== false).length;
     const doneN = c.supported + c.contradicted + c.unsupported;
     const writing = Object.values(state.verdicts).filter((v) => v.final === false).length;
-    if (doneN === checkable && writing) return `${doneN} of ${checkable} sentences checked; writing ${writing} critique${writing > 1 ? "s" : ""}…`;
-    return `${doneN} of ${checkable} sentences checked`;
+    const elapsed = Date.now() - mine.started;
+    let text = !state.sentences.length ? "finding the sentences and their passages…"
+      : doneN === checkable && writing ? `${doneN} of ${checkable} sentences checked; writing ${writing} critique${writing > 1 ? "s" : ""}…`
+        : `${doneN} of ${checkable} sentences checked`;
+    text += ` · ${clock(elapsed)}`;
+    // The first verdict also pays for loading the model, so the pace is taken from the verdicts after it.
+    const paced = doneN - 1;
+    if (doneN < checkable && paced > 0) {
+      const per = (Date.now() - mine.firstVerdict) / paced;
+      text += ` · about ${clock(per * (checkable - doneN))} left`;
+    }
+    return text;
+  }
+
+  function showProgress(mine) {
+    ui.showToast({
+      kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine),
+      action: { label: "Cancel", onClick: () => cancelCheck(mine) },
+    });
+  }
+
+  /** Stop a running check: closing the port aborts the request, and the backend stops at the next sentence. */
+  function cancelCheck(mine) {
+    if (current !== mine || mine.done) return;
+    mine.done = true;
+    clearInterval(tick);
+    try { mine.port.disconnect(); } catch (_) { /* already closed */ }
+    const c = CS.counts(mine.state);
+    const flagged = c.contradicted + c.unsupported;
+    ui.showToast({ kind: "cancelled", title: "Check cancelled",
+      body: `${c.supported + flagged} sentence${c.supported + flagged === 1 ? "" : "s"} checked before it stopped; their marks stay.`,
+      autoHideMs: 5000 });
   }
 
   function summaryText(state) {
@@ -138,20 +184,23 @@
     mine.state = CS.apply(mine.state, event);
     switch (event.type) {
       case "sentences":
+        // Only now does this check replace the marks it overlaps: one that fails before this keeps them.
+        marks.replace(mine.begun);
         marks.addSentences(mine.checkId, mine.begun.text, mine.begun.extract, event.sentences);
-        ui.showToast({ kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine.state) });
+        collapseSelection(mine.begun);
+        showProgress(mine);
         break;
       case "verdict": {
         // A sentence that is not supported comes twice: scored first, then with its critique (final).
         const entry = marks.setVerdict(mine.checkId, event);
-        if (entry && entry.range && ui.cardVisible() && ui.cardEntry === entry) {
-          ui.showCard(entry, entry.range.getBoundingClientRect(), ui.pinned);
-        }
-        ui.showToast({ kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine.state) });
+        if (entry && entry.range && ui.cardVisible() && ui.cardEntry === entry) ui.showCard(entry, entry.range, ui.pinned);
+        if (!mine.firstVerdict) mine.firstVerdict = Date.now();
+        showProgress(mine);
         break;
       }
       case "summary": {
         mine.done = true;
+        clearInterval(tick);
         const c = CS.counts(mine.state);
         const flagged = c.contradicted + c.unsupported;
         ui.showToast({
@@ -165,6 +214,7 @@
       }
       case "error":
         mine.done = true;
+        clearInterval(tick);
         ui.showToast({ error: event.error });
         break;
       default:
@@ -172,9 +222,28 @@
     }
   }
 
+  /** The marks sit under the selection's blue: once the check is under way, the selection goes. */
+  function collapseSelection(begun) {
+    const sel = doc.getSelection();
+    if (!sel || sel.isCollapsed || !sel.rangeCount) return;
+    const r = sel.getRangeAt(0);
+    const idx = marks.textIndex();
+    const pos = AN.positionsOfRange(idx, r);
+    if (pos.start < begun.end && begun.start < pos.end) sel.removeAllRanges();
+  }
+
   function onMissing(keys, entries) {
+    clearTimeout(missingTimer);
+    if (!entries.length) { reportMissing(keys, entries); return; }
+    missingTimer = setTimeout(() => reportMissing(keys, entries), MISSING_GRACE_MS);
+  }
+
+  function reportMissing(keys, entries) {
     if (current) B.send(M.message(MSG.MARKS_STATUS, { checkId: current.checkId, missing: keys })).catch(() => {});
-    if (!entries.length) return;
+    if (!entries.length) {
+      if (ui.toastKind() === "missing") ui.hideToast();  // they came back
+      return;
+    }
     ui.showToast({
       kind: "missing",
       title: `${entries.length} checked sentence${entries.length > 1 ? "s" : ""} can no longer be found on the page`,
@@ -187,13 +256,6 @@
   function scheduleHide() {
     clearTimeout(leaveTimer);
     leaveTimer = setTimeout(() => { if (!overCard) ui.hideCard(false); }, LEAVE_MS);
-  }
-
-  function rectUnder(entry, x, y) {
-    for (const r of entry.range.getClientRects()) {
-      if (x >= r.left - 1 && x <= r.right + 1 && y >= r.top - 1 && y <= r.bottom + 1) return r;
-    }
-    return entry.range.getBoundingClientRect();
   }
 
   let moveQueued = false;
@@ -211,7 +273,7 @@
       if (entry && entry.verdict) {
         clearTimeout(leaveTimer);
         if (ui.cardEntry === entry || ui.pinned) return;
-        hoverTimer = setTimeout(() => ui.showCard(entry, rectUnder(entry, ev.clientX, ev.clientY), false), HOVER_MS);
+        hoverTimer = setTimeout(() => ui.showCard(entry, entry.range, false), HOVER_MS);
       } else if (ui.cardVisible() && !ui.pinned) {
         scheduleHide();
       }
@@ -225,7 +287,7 @@
       // Only when the user is not making a selection of their own.
       const sel = doc.getSelection();
       if (sel && !sel.isCollapsed) return;
-      ui.showCard(entry, rectUnder(entry, e.clientX, e.clientY), true);
+      ui.showCard(entry, entry.range, true);
     } else if (ui.cardVisible()) {
       ui.hideCard(true);
     }
@@ -243,7 +305,7 @@
     [MSG.SCROLL_TO]: (msg) => {
       const entry = marks.scrollTo(msg.key);
       if (!entry) return { ok: false, error: { code: "not_found", message: "That sentence can no longer be found on the page." } };
-      if (entry.verdict) setTimeout(() => ui.showCard(entry, entry.range.getBoundingClientRect(), true), 350);
+      if (entry.verdict) setTimeout(() => ui.showCard(entry, entry.range, true), 350);
       return { ok: true };
     },
   }));

@@ -41,20 +41,24 @@
     }
 
     /**
-     * Start a check of a DOM Range: forget marks inside it, and return {text, extract} — the text
-     * to send and the mapping from its offsets back to the page.
+     * Start a check of a DOM Range: return {text, extract, start, end} — the text to send and the
+     * mapping from its offsets back to the page. The marks inside it stay until replace().
      */
     begin(range) {
       this.index = null;
       const idx = this.textIndex();
       const pos = AN.positionsOfRange(idx, range);
+      const extract = AN.extract(idx, pos.start, pos.end);
+      return { text: extract.text, extract, start: pos.start, end: pos.end };
+    }
+
+    /** Forget the marks a new check (begun) covers, once it is known to have started. */
+    replace(begun) {
       for (const [key, e] of this.entries) {
         const p = e.selectors.position;
-        if (p.start < pos.end && pos.start < p.end) this.entries.delete(key);
+        if (p.start < begun.end && begun.start < p.end) this.entries.delete(key);
       }
-      const extract = AN.extract(idx, pos.start, pos.end);
       this.render();
-      return { text: extract.text, extract, start: pos.start, end: pos.end };
     }
 
     /** Anchor the sentences of a check: text is what was sent, sentences the API's list. */

@@ -28,7 +28,7 @@
     .btn:hover { background: #1a7f37; color: #fff; }
     .btn.show { display: inline-flex; }
     .card { position: fixed; display: none; width: 380px; max-width: calc(100vw - 16px); max-height: 60vh;
-      overflow: auto; background: #fff; border: 1px solid #d0d7de; border-radius: 10px; padding: 12px 14px;
+      overflow: auto; overscroll-behavior: contain; background: #fff; border: 1px solid #d0d7de; border-radius: 10px; padding: 12px 14px;
       box-shadow: 0 8px 28px rgba(0,0,0,.22); }
     .card.show { display: block; }
     .head { display: flex; align-items: center; gap: 8px; margin-bottom: 6px; flex-wrap: wrap; }
@@ -55,7 +55,7 @@
     .meta { display: block; color: #0969da; font-size: 12px; margin-top: 2px; }
     .note { color: #57606a; font-size: 12px; }
     .more summary { color: #57606a; font-size: 12px; cursor: pointer; margin: 2px 0 6px; }
-    .toast { position: fixed; display: none; right: 16px; bottom: 16px; width: 340px; max-width: calc(100vw - 32px);
+    .toast { position: fixed; display: none; right: 16px; top: 16px; width: 340px; max-width: calc(100vw - 32px);
       background: #fff; border: 1px solid #d0d7de; border-left: 4px solid #0969da; border-radius: 8px;
       padding: 10px 12px; box-shadow: 0 6px 20px rgba(0,0,0,.18); }
     .toast.show { display: block; }
@@ -170,21 +170,42 @@
       return !!this.button && this.button.classList.contains("show");
     }
 
+    /**
+     * Put the card next to its sentence (all of it, every line) without covering it: below when it fits, else
+     * above (growing upwards), else beside, else in the larger gap with its height capped to it (it scrolls).
+     */
     place(box, rect) {
-      const w = Math.min(380, root.innerWidth - 16);
-      const left = Math.max(8, Math.min(rect.left, root.innerWidth - w - 8));
-      box.style.left = left + "px";
-      box.style.top = "0px";
-      const h = box.offsetHeight || 200;
-      const below = rect.bottom + 8;
-      const top = below + h <= root.innerHeight - 8 ? below : Math.max(8, rect.top - h - 8);
-      box.style.top = top + "px";
+      const W = root.innerWidth, H = root.innerHeight, GAP = 8, MIN = 140;
+      const w = Math.min(380, W - 16);
+      Object.assign(box.style, { top: "", bottom: "", left: "0px", maxHeight: "" });
+      const cap = Math.min(box.offsetHeight || 200, Math.round(H * 0.6));
+      const below = H - rect.bottom - 2 * GAP;
+      const above = rect.top - 2 * GAP;
+      const left = Math.max(GAP, Math.min(rect.left, W - w - GAP));
+      const set = (pos) => Object.assign(box.style, pos);
+      if (cap <= below) return set({ left: left + "px", top: rect.bottom + GAP + "px" });
+      if (cap <= above) return set({ left: left + "px", bottom: H - rect.top + GAP + "px" });
+      const right = W - rect.right - 2 * GAP;
+      const leftRoom = rect.left - 2 * GAP;
+      if (right >= w || leftRoom >= w) {
+        const x = right >= w ? rect.right + GAP : rect.left - GAP - w;
+        return set({ left: x + "px", top: Math.max(GAP, Math.min(rect.top, H - cap - GAP)) + "px", maxHeight: H - 2 * GAP + "px" });
+      }
+      // A sentence taller than the window leaves no side free: use the larger gap, however small.
+      if (below >= above) set({ left: left + "px", top: rect.bottom + GAP + "px", maxHeight: Math.max(MIN, below) + "px" });
+      else set({ left: left + "px", bottom: H - rect.top + GAP + "px", maxHeight: Math.max(MIN, above) + "px" });
     }
 
-    /** Show the card for a mark entry next to rect; pinned cards stay until closed. */
-    showCard(entry, rect, pinned) {
+    /** The sentence's box: every line of the range (or a rect given as is). */
+    static boxOf(target) {
+      return target && target.getBoundingClientRect ? target.getBoundingClientRect() : target;
+    }
+
+    /** Show the card for a mark entry next to its range (or a rect); pinned cards stay until closed. */
+    showCard(entry, target, pinned) {
       this.ensure();
       const doc = this.doc;
+      const opened = this.cardEntry !== entry || !this.cardVisible();
       this.cardEntry = entry;
       this.pinned = !!pinned;
       const v = entry.verdict || {};
@@ -207,21 +228,6 @@
       card.append(head);
       if (v.critique) card.append(el(doc, "p", "critique", v.critique));
       else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
-      if (v.revised && v.revised !== entry.text) {
-        const sec = el(doc, "div", "section");
-        sec.append(el(doc, "div", "section-title", "Suggested revision"));
-        const box = el(doc, "div", "revised");
-        const copy = el(doc, "button", "small", "Copy");
-        copy.type = "button";
-        copy.addEventListener("click", async () => {
-          const ok = await copyText(doc, v.revised, this.shadow);
-          copy.textContent = ok ? "Copied" : "Copy failed";
-          setTimeout(() => { copy.textContent = "Copy"; }, 1500);
-        });
-        box.append(el(doc, "span", "revised-text", v.revised), copy);
-        sec.append(box);
-        card.append(sec);
-      }
       const evidence = Array.isArray(v.evidence) ? v.evidence : [];
       // Passages that back or refute the sentence first; merely related ones folded away.
       const strong = evidence.filter((ev) => ev.stance === "supports" || ev.stance === "refutes");
@@ -251,8 +257,31 @@
         for (const ev of related.slice(0, 3)) sec.append(evidenceButton(ev));
       }
       card.append(sec);
+      if (v.revised && v.revised !== entry.text) {
+        const sec = el(doc, "div", "section");
+        sec.append(el(doc, "div", "section-title", "Suggested revision"));
+        const box = el(doc, "div", "revised");
+        const copy = el(doc, "button", "small", "Copy");
+        copy.type = "button";
+        copy.addEventListener("click", async () => {
+          const ok = await copyText(doc, v.revised, this.shadow);
+          copy.textContent = ok ? "Copied" : "Copy failed";
+          setTimeout(() => { copy.textContent = "Copy"; }, 1500);
+        });
+        box.append(el(doc, "span", "revised-text", v.revised), copy);
+        sec.append(box);
+        card.append(sec);
+      }
       card.classList.add("show");
-      this.place(card, rect);
+      this.cardTarget = target;
+      card.querySelectorAll("details").forEach((d) => d.addEventListener("toggle", () => this.follow()));
+      this.follow();
+      if (opened) card.scrollTop = 0;
+    }
+
+    /** Place the open card again, where its sentence is now (after a scroll, or when it grew). */
+    follow() {
+      if (this.cardVisible() && this.cardTarget) this.place(this.card, UI.boxOf(this.cardTarget));
     }
 
     hideCard(force) {
@@ -282,7 +311,15 @@
       close.title = "Close";
       close.addEventListener("click", () => this.hideToast());
       box.append(close, el(doc, "div", "title", t.error ? t.error.message : t.title));
-      if (t.body) box.append(el(doc, "div", null, t.body));
+      if (t.body) box.append(el(doc, "div", "body", t.body));
+      if (t.action) {
+        const row = el(doc, "div", "cmd");
+        const b = el(doc, "button", "small action", t.action.label);
+        b.type = "button";
+        b.addEventListener("click", () => t.action.onClick());
+        row.append(b);
+        box.append(row);
+      }
       if (t.error && t.error.hint) box.append(el(doc, "div", "note", t.error.hint));
       if (t.error && t.error.command) {
         const row = el(doc, "div", "cmd");
@@ -308,6 +345,11 @@
 
     hideToast() {
       if (this.toast) this.toast.classList.remove("show");
+    }
+
+    /** The kind of toast shown now ("progress", "missing", "error", ...), or "" when none is. */
+    toastKind() {
+      return this.toast && this.toast.classList.contains("show") ? this.toast.dataset.kind : "";
     }
   }
 

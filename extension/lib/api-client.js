@@ -1,5 +1,5 @@
-// The backend's HTTP API (../shared API.md, v1) as functions. Only the service worker uses this:
-// a content script's fetch would carry the page's origin and be refused.
+// The backend's HTTP API (docs/api.md, v1) as functions, for the service worker and the extension's own pages
+// (side panel, viewer). Content scripts go through the service worker: their fetch carries the page's origin.
 (function (root) {
   "use strict";
 
@@ -14,6 +14,13 @@
       this.info = info;
       this.friendly = errors.friendlyError(Object.assign({ backendUrl }, info));
     }
+  }
+
+  /** What a person reads for any error: a BackendError's friendly form, else a request failure. */
+  function toFriendly(err) {
+    if (err && err.friendly) return err.friendly;
+    if (err && err.code && err.hint !== undefined) return err;  // already friendly
+    return errors.friendlyError({ code: "request_failed", message: String(err && err.message || err) });
   }
 
   class BackendClient {
@@ -50,6 +57,29 @@
     }
 
     health() { return this.request("/health", { auth: false }); }
+
+    /** Reachable? paired? which model? One answer for the side panel's status line; never throws. */
+    async status() {
+      const out = { backendUrl: this.baseUrl, reachable: false, paired: false, hasToken: !!this.token, model: null, library: null, error: null };
+      try {
+        const h = await this.health();
+        Object.assign(out, { reachable: true, model: h.model || null, library: h.library || null, version: h.version || null });
+      } catch (err) {
+        out.error = toFriendly(err);
+        return out;
+      }
+      if (!this.token) {
+        out.error = errors.friendlyError({ code: "not_paired" });
+        return out;
+      }
+      try {
+        await this.documents();  // the token is only proven by an authenticated call
+        out.paired = true;
+      } catch (err) {
+        out.error = toFriendly(err);
+      }
+      return out;
+    }
 
     async pair(code) {
       try {
@@ -109,7 +139,7 @@
     }
   }
 
-  const api = { BackendClient, BackendError };
+  const api = { BackendClient, BackendError, toFriendly };
   root.SC = root.SC || {};
   root.SC.apiClient = api;
   if (typeof module === "object" && module.exports) module.exports = api;

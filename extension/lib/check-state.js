@@ -42,12 +42,13 @@
     if (v) return v.label;
     const s = state.sentences.find((x) => x.index === i);
     if (s && s.checkable === false) return "skipped";
-    return state.status === "checking" ? "pending" : "skipped";
+    if (state.status === "checking") return "pending";
+    return state.status === "cancelled" ? "cancelled" : "skipped";
   }
 
   /** Counts by label over the sentences seen so far. */
   function counts(state) {
-    const c = { supported: 0, contradicted: 0, unsupported: 0, skipped: 0, pending: 0 };
+    const c = { supported: 0, contradicted: 0, unsupported: 0, skipped: 0, pending: 0, cancelled: 0 };
     for (const s of state.sentences) c[labelOf(state, s.index)] += 1;
     return c;
   }

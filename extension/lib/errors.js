@@ -47,22 +47,59 @@
       message: () => "Select some text on the page first.",
       hint: "Then click the sourcecheck button next to it, use the context menu, or press the shortcut.",
     },
+    model_unreachable: {
+      message: (e) => e.message || "The model server the backend uses is not answering.",
+      hint: "Start it (Ollama, LM Studio, llama.cpp server…) or point SOURCECHECK_BASE_URL at one, then check again.",
+    },
+    model_timeout: {
+      message: (e) => e.message || "The model took too long to answer.",
+      hint: "Check fewer sentences at once, or again when the computer is less busy.",
+    },
+    model_failed: {
+      message: (e) => e.message || "The model failed while checking.",
+      hint: "Look at the terminal where the backend runs; checking again may work.",
+    },
+    // A file the backend will not take: trying the same file again cannot help, so the hint says what can.
+    file_refused: {
+      message: (e) => e.message || "This file cannot be added.",
+      hint: (e) => FILE_HINTS[e.code] || "This file cannot be added as it is; adding it again will not help.",
+    },
+    rate_limited: {
+      message: (e) => e.message || "Too many attempts.",
+      hint: "Wait a minute, then try again.",
+    },
     request_failed: {
       message: (e) => `The request failed${e.message ? ": " + e.message : "."}`,
       hint: "Try again; if it keeps failing, look at the terminal where the backend runs.",
     },
   };
 
-  /** The code for a backend error, folding the many model errors into one. */
-  function classify(status, code) {
-    if (code === "empty_library" || status === 409) return "empty_library";
-    if (code && /model/.test(code)) return "model_missing";
-    if (status === 401 || code === "unauthorized" || code === "not_paired" || code === "invalid_token") return "not_paired";
-    if (code === "empty_text") return "empty_text";
-    if (status === 413 || code === "text_too_long" || code === "payload_too_large") return "text_too_long";
-    if (status === 403) return "forbidden";
-    return code && HINTS[code] ? code : "request_failed";
-  }
+  const FILE_HINTS = {
+    not_a_pdf: "Only PDF files can be added.",
+    pdf_encrypted: "Remove its password (for example qpdf --decrypt in.pdf out.pdf) and add the result.",
+    pdf_no_text: "It has no text layer, probably a scan: run ocrmypdf on it and add the result.",
+    pdf_corrupt: "The file is damaged: download or export it again.",
+    pdf_empty: "The file has no pages.",
+    pdf_too_long: "Split it into parts, or raise SOURCECHECK_MAX_PAGES where the backend runs.",
+    too_large: "Split it, or raise SOURCECHECK_MAX_UPLOAD_MB where the backend runs.",
+    library_full: "Delete PDFs you no longer need, or raise SOURCECHECK_MAX_LIBRARY_MB where the backend runs.",
+    pdf_timeout: "Reading it took too long; raise SOURCECHECK_PARSE_TIMEOUT_S where the backend runs.",
+    pdf_too_complex: "Reading it needed too much memory; raise SOURCECHECK_PARSE_MEMORY_MB where the backend runs.",
+  };
+
+  // Each backend code to the friendly code it is shown as (docs/api.md lists them). Anything else: request_failed.
+  const CODES = {
+    unauthorized: "not_paired", not_paired: "not_paired", bad_token: "not_paired", invalid_token: "not_paired",
+    bad_pairing_code: "pairing_failed", pairing_failed: "pairing_failed",
+    empty_library: "empty_library", empty_text: "empty_text", text_too_long: "text_too_long",
+    model_missing: "model_missing", model_corrupt: "model_missing", embeddings_missing: "model_missing",
+    model_unreachable: "model_unreachable", model_timeout: "model_timeout",
+    model_error: "model_failed", model_bad_response: "model_failed", prompt_too_long: "model_failed",
+    host_not_allowed: "forbidden", origin_not_allowed: "forbidden", forbidden: "forbidden",
+    rate_limited: "rate_limited", no_selection: "no_selection",
+    ...Object.fromEntries(["no_file", "pdf_invalid", "pdf_reader_failed", "ingest_failed", ...Object.keys(FILE_HINTS)]
+      .map((c) => [c, "file_refused"])),
+  };
 
   /**
    * A friendly error from what went wrong:
@@ -72,12 +109,13 @@
    */
   function friendlyError(e) {
     const input = e || {};
-    let code;
+    let code = "request_failed";
     if (input.network) code = "backend_unreachable";
-    else if (input.code && HINTS[input.code] && !input.status) code = input.code;
-    else code = classify(input.status, input.code);
+    else if (CODES[input.code]) code = CODES[input.code];
+    else if (HINTS[input.code] && !input.status) code = input.code;
+    else if (input.status === 401) code = "not_paired";
     const h = HINTS[code];
-    const out = { code, message: h.message(input), hint: h.hint };
+    const out = { code, message: h.message(input), hint: typeof h.hint === "function" ? h.hint(input) : h.hint };
     if (h.command) out.command = h.command;
     if (input.code && input.code !== code) out.detail = input.code;
     return out;

@@ -7,11 +7,6 @@
   /** Runtime message types. */
   const MSG = Object.freeze({
     // to the service worker
-    STATUS: "status",                 // {} -> {ok, status}
-    PAIR: "pair",                     // {code} -> {ok} | {ok:false, error}
-    DOCUMENTS: "documents",           // {} -> {ok, documents}
-    DOCUMENT: "document",             // {id} -> {ok, document}
-    DELETE_DOCUMENT: "delete-document", // {id} -> {ok}
     OPEN_VIEWER: "open-viewer",       // {documentId, page, quote, filename} -> {ok}
     OPEN_SIDE_PANEL: "open-side-panel", // {} -> {ok}
     SCROLL_TO: "scroll-to",           // side panel -> SW {tabId, key}; SW -> content {key}
@@ -25,8 +20,6 @@
   /** Port names (runtime.connect) for streamed or chunked jobs. */
   const PORT = Object.freeze({
     CHECK: "sourcecheck/check",   // content -> SW: {type:"check", text, checkId}; SW -> content: check events
-    UPLOAD: "sourcecheck/upload", // panel -> SW: begin/chunk/end; SW -> panel: {type:"uploaded"|"error"}
-    FILE: "sourcecheck/file",     // viewer -> SW: {type:"get", id}; SW -> viewer: meta/chunk/end/error
   });
 
   /** Check events as the backend streams them (NDJSON lines), forwarded unchanged. */

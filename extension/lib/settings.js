@@ -6,14 +6,16 @@
     backendUrl: "http://127.0.0.1:8765", // where `scripts/serve` listens by default
     showSupported: false,                // also mark sentences the sources back
     sensitivity: "balanced",             // how readily sentences are marked: relaxed | balanced | strict
-    token: "",                           // from POST /pair
+    token: "",                           // from POST /pair, for backendUrl
+    tokens: {},                          // backend URL -> its token, for switching back without pairing again
   });
 
-  /** A backend URL without trailing slashes, or throws with a sentence for a person. */
+  /** A backend URL without trailing slashes (http:// added when no scheme is given), or throws with a sentence for a person. */
   function normalizeBackendUrl(value) {
     let url;
+    const text = String(value).trim();
     try {
-      url = new URL(String(value).trim());
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : "http://" + text);
     } catch (_) {
       throw new Error("The backend URL is not a valid address, e.g. http://127.0.0.1:8765");
     }
@@ -29,7 +31,19 @@
     return Object.assign({}, DEFAULTS, stored || {});
   }
 
-  const api = { DEFAULTS, normalizeBackendUrl, load };
+  /** The storage items for a switch from settings s to backend url: s's token kept for its backend, url's restored. */
+  function switchBackend(s, url) {
+    const tokens = Object.assign({}, s.tokens || {});
+    if (s.token) tokens[s.backendUrl] = s.token;
+    return { tokens, token: tokens[url] || "" };
+  }
+
+  /** The storage items after pairing with s.backendUrl. */
+  function paired(s, token) {
+    return { token, tokens: Object.assign({}, s.tokens || {}, { [s.backendUrl]: token }) };
+  }
+
+  const api = { DEFAULTS, normalizeBackendUrl, load, switchBackend, paired };
   root.SC = root.SC || {};
   root.SC.settings = api;
   if (typeof module === "object" && module.exports) module.exports = api;

@@ -1,14 +1,13 @@
-// The side panel: backend status, pairing, the library (upload with progress, list, delete),
-// the last check's results and the settings. It asks the service worker for everything that
-// touches the backend.
+// The side panel: backend status, pairing, the library (upload, list with progress, delete), the last check's
+// results with its whole-text revision, the recent checks and the settings. An extension page: it calls the
+// backend itself (lib/api-client.js, the token from extension storage); only tab work goes through the worker.
 (function () {
   "use strict";
 
-  const { browser: B, messages: M, errors: E, settings: S } = globalThis.SC;
-  const { MSG, PORT } = M;
+  const { browser: B, messages: M, errors: E, settings: S, apiClient: A } = globalThis.SC;
+  const { MSG } = M;
   const $ = (id) => document.getElementById(id);
-  const CHUNK = 512 * 1024;
-  const LABEL = { contradicted: "contradicted", unsupported: "not supported", supported: "supported", skipped: "skipped", pending: "checking" };
+  const LABEL = { contradicted: "contradicted", unsupported: "not supported", supported: "supported", skipped: "skipped", pending: "checking", cancelled: "not checked" };
 
   let lastStatus = null;
   let docTimer = null;
@@ -20,7 +19,21 @@
     return e;
   }
 
-  /** Ask the service worker; a missing answer or {ok:false} becomes a thrown friendly error. */
+  /** The backend as the settings say now; call(fn) runs fn(client), its errors made friendly. */
+  async function client() {
+    const s = await S.load(B.get);
+    return new A.BackendClient({ baseUrl: s.backendUrl, token: s.token });
+  }
+
+  async function call(fn) {
+    try {
+      return await fn(await client());
+    } catch (err) {
+      throw A.toFriendly(err);
+    }
+  }
+
+  /** Ask the service worker (tab work); a missing answer or {ok:false} becomes a thrown friendly error. */
   async function ask(type, fields) {
     let res;
     try {
@@ -53,13 +66,7 @@
   // ---------------------------------------------------------------- status and pairing
 
   async function refreshStatus() {
-    let st;
-    try {
-      st = (await ask(MSG.STATUS)).status;
-    } catch (err) {
-      showBanner(err);
-      return null;
-    }
+    const st = await (await client()).status();
     lastStatus = st;
     const dot = $("status-dot");
     dot.className = "dot " + (st.reachable && st.paired ? "ok" : st.reachable ? "warn" : "bad");
@@ -80,6 +87,7 @@
     $("pairing").hidden = !st.reachable || st.paired;
     showBanner(st.error || null);
     if (st.paired) refreshDocuments();
+    else clearLibrary(false);  // an unpaired or stopped backend's library is unknown: no stale rows
     return st;
   }
 
@@ -88,7 +96,9 @@
     const code = $("pair-code").value.trim();
     $("pair-result").textContent = "Pairing…";
     try {
-      await ask(MSG.PAIR, { code });
+      const s = await S.load(B.get);
+      const res = await call(() => new A.BackendClient({ baseUrl: s.backendUrl }).pair(code));
+      await B.set(S.paired(s, res.token));
       $("pair-result").textContent = "Paired.";
       $("pair-code").value = "";
     } catch (err) {
@@ -106,22 +116,24 @@
     const line = el("div", "line");
     const info = el("div", "grow");
     info.append(el("div", "name", d.title || d.filename));
+    const busy = d.status !== "ready" && d.status !== "failed";
     const bits = [d.title && d.title !== d.filename ? d.filename : null, d.year, d.pages ? d.pages + " pages" : null,
-      d.status === "ready" ? (d.chunks || 0) + " passages" : d.status];
+      d.status === "ready" ? (d.chunks || 0) + " passages" : busy ? `${d.status}… ${Math.round((d.progress || 0) * 100)}%` : d.status];
     const meta = el("div", "hint" + (d.status === "failed" ? " status-failed" : ""), bits.filter(Boolean).join(" · "));
     info.append(meta);
     if (d.status === "failed" && d.error) info.append(el("div", "hint status-failed", typeof d.error === "string" ? d.error : d.error.message));
-    const del = el("button", "small delete", "Delete");
+    const failed = d.status === "failed";
+    const del = el("button", "small delete", failed ? "Dismiss" : "Delete");
     del.type = "button";
-    del.title = "Remove this PDF from the library";
+    del.title = failed ? "Remove this failed PDF from the list" : "Remove this PDF from the library";
     del.addEventListener("click", async () => {
       del.disabled = true;
-      try { await ask(MSG.DELETE_DOCUMENT, { id: d.id }); } catch (err) { showBanner(err); }
+      try { await call((c) => c.deleteDocument(d.id)); } catch (err) { showBanner(err); }
       refreshDocuments();
     });
     line.append(info, del);
     li.append(line);
-    if (d.status !== "ready" && d.status !== "failed") {
+    if (busy) {
       const p = el("progress");
       p.max = 1;
       p.value = d.progress || 0;
@@ -134,16 +146,24 @@
     clearTimeout(docTimer);
     let docs;
     try {
-      docs = (await ask(MSG.DOCUMENTS)).documents;
+      docs = (await call((c) => c.documents())).documents || [];
     } catch (err) {
       showBanner(err);
       return;
     }
     const list = $("documents");
     list.replaceChildren(...docs.map(docRow));
-    $("documents-empty").hidden = docs.length > 0;
+    $("documents-empty").hidden = docs.length > 0 || $("uploads").children.length > 0;
     const busy = docs.some((d) => d.status !== "ready" && d.status !== "failed");
     if (busy) docTimer = setTimeout(refreshDocuments, 1000);
+  }
+
+  /** Empty the library's rows: on a backend switch (uploads too), or while its library cannot be read. */
+  function clearLibrary(uploads) {
+    clearTimeout(docTimer);
+    $("documents").replaceChildren();
+    $("documents-empty").hidden = true;
+    if (uploads) $("uploads").replaceChildren();
   }
 
   // ---------------------------------------------------------------- uploads
@@ -153,89 +173,40 @@
     li.dataset.name = name;
     li.dataset.status = "uploading";
     li.append(el("div", "name", name));
-    const p = el("progress");
-    p.max = 1;
-    p.value = 0;
+    const p = el("progress");  // no value: the bytes go to 127.0.0.1 at once; the document's row shows the rest
     const text = el("div", "hint", "uploading…");
-    li.append(p, text);
+    const dismiss = el("button", "small dismiss", "Dismiss");
+    dismiss.type = "button";
+    dismiss.hidden = true;
+    dismiss.addEventListener("click", () => li.remove());
+    li.append(p, text, dismiss);
     $("uploads").prepend(li);
+    $("documents-empty").hidden = true;
     return {
       li,
-      set(status, value, message) {
+      set(status, message) {
         li.dataset.status = status;
-        if (typeof value === "number") p.value = value;
         text.textContent = message || status;
         text.className = "hint" + (status === "failed" ? " status-failed" : "");
-        if (status === "ready" || status === "failed") p.hidden = status === "failed";
+        p.hidden = status === "failed";
+        dismiss.hidden = status !== "failed";
       },
     };
-  }
-
-  function bytesToBase64(bytes) {
-    let bin = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-    return btoa(bin);
-  }
-
-  /** Send one file to the service worker in chunks; resolves with the API's documents. */
-  function sendFile(file, onProgress) {
-    return new Promise((resolve, reject) => {
-      file.arrayBuffer().then((buf) => {
-        const bytes = new Uint8Array(buf);
-        const port = B.connect(PORT.UPLOAD);
-        let settled = false;
-        port.onMessage.addListener((msg) => {
-          if (msg.type === "ack") onProgress(Math.min(1, (msg.n * CHUNK) / Math.max(1, bytes.length)));
-          if (msg.type === "uploaded") { settled = true; port.disconnect(); resolve(msg.documents); }
-          if (msg.type === "error") { settled = true; port.disconnect(); reject(msg.error); }
-        });
-        port.onDisconnect.addListener(() => {
-          if (!settled) reject(E.friendlyError({ code: "request_failed", message: "the upload was interrupted" }));
-        });
-        port.postMessage({ type: "begin", name: file.name, size: bytes.length });
-        for (let i = 0; i < bytes.length; i += CHUNK) port.postMessage({ type: "chunk", data: bytesToBase64(bytes.subarray(i, i + CHUNK)) });
-        port.postMessage({ type: "end" });
-      }, reject);
-    });
-  }
-
-  async function followDocument(row, id) {
-    for (;;) {
-      let d;
-      try {
-        d = (await ask(MSG.DOCUMENT, { id })).document;
-      } catch (err) {
-        row.set("failed", 0, err.message);
-        return;
-      }
-      if (d.status === "ready") { row.set("ready", 1, `ready — ${d.pages || "?"} pages, ${d.chunks || 0} passages`); break; }
-      if (d.status === "failed") {
-        row.set("failed", 0, "failed: " + (d.error && (d.error.message || d.error) || "could not read this PDF"));
-        break;
-      }
-      // Uploading was the first 10%; the backend's progress fills the rest.
-      row.set(d.status, 0.1 + 0.9 * (d.progress || 0), `${d.status}… ${Math.round((d.progress || 0) * 100)}%`);
-      await new Promise((r) => setTimeout(r, 600));
-    }
-    refreshDocuments();
-    refreshStatus();
   }
 
   async function uploadFiles(files) {
     for (const file of files) {
       const row = uploadRow(file.name);
       const isPdf = file.type === "application/pdf" || /\.pdf$/i.test(file.name);
-      if (!isPdf) { row.set("failed", 0, "not a PDF: only PDF files can be added"); continue; }
+      if (!isPdf) { row.set("failed", "not a PDF: only PDF files can be added"); continue; }
       try {
-        const docs = await sendFile(file, (f) => row.set("uploading", 0.1 * f, "uploading…"));
-        const d = docs[0];
-        if (!d) { row.set("failed", 0, "the backend did not accept the file"); continue; }
-        row.li.dataset.id = d.id;
-        row.set(d.status, 0.1, d.status + "…");
-        refreshDocuments();
-        followDocument(row, d.id);
+        const docs = (await call((c) => c.upload([{ name: file.name, blob: file }]))).documents || [];
+        if (!docs[0]) { row.set("failed", "the backend did not accept the file"); continue; }
+        row.li.remove();  // the document's row in the list shows the rest (parsing, embedding, ready)
+        await refreshDocuments();
+        refreshStatus();
       } catch (err) {
-        row.set("failed", 0, (err.message || "upload failed") + (err.hint ? " " + err.hint : ""));
+        row.set("failed", (err.message || "upload failed") + (err.hint ? " " + err.hint : ""));
         if (err.code === "backend_unreachable" || err.code === "not_paired") showBanner(err);
       }
     }
@@ -276,12 +247,17 @@
     let summary;
     if (lc.status === "error" && lc.error) summary = lc.error.message;
     else if (lc.status === "checking") summary = `Checking… ${c.supported + c.contradicted + c.unsupported} done`;
-    else summary = `${c.contradicted || 0} contradicted, ${c.unsupported || 0} not supported, ${c.supported || 0} supported` +
+    else summary = (lc.status === "cancelled" ? "Cancelled · " : "") +
+      `${c.contradicted || 0} contradicted, ${c.unsupported || 0} not supported, ${c.supported || 0} supported` +
       (lc.summary && typeof lc.summary.p_all_supported === "number" ? ` · P(all supported) ${percent(lc.summary.p_all_supported)}` : "");
+    if (lc.recheckError) summary += ` · the check after this one failed (${lc.recheckError.message}), so these results are kept`;
     const missing = lc.sentences.filter((s) => s.missing).length;
     if (missing) summary += ` · ${missing} no longer on the page`;
     $("results-summary").textContent = summary;
     $("results-summary").dataset.status = lc.status;
+    // The whole-text revision: for a finished check with something to fix.
+    $("revise-all").hidden = !(lc.status === "done" && lc.text && (c.contradicted || c.unsupported));
+    if (lc.checkId !== revisedFor) { $("revision").hidden = true; $("revise-msg").textContent = ""; }
     list.replaceChildren(...lc.sentences.map((s) => {
       const li = el("li", s.missing ? "missing" : "");
       li.dataset.key = s.key;
@@ -296,9 +272,93 @@
     }));
   }
 
+  // ---------------------------------------------------------------- recent checks and their reports
+
+  const when = (ms) => new Date(ms).toLocaleString();
+
+  /** Download one kept check as a Markdown file. */
+  function exportCheck(h) {
+    const md = globalThis.SC.report.markdown(h.result, { title: h.title, url: h.url, checkedAt: when(h.at) });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([md], { type: "text/markdown" }));
+    a.download = `sourcecheck-${new Date(h.at).toISOString().slice(0, 16).replace(/[T:]/g, "-")}.md`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+
+  function renderHistory(history) {
+    const items = Array.isArray(history) ? history : [];
+    $("history-empty").hidden = items.length > 0;
+    $("history-list").replaceChildren(...items.map((h) => {
+      const li = el("li", "history");
+      li.dataset.checkId = h.checkId;
+      const c = h.counts || {};
+      const info = el("div", "grow");
+      info.append(el("div", "name", h.title || h.url || "a page"));
+      info.append(el("div", "hint", [when(h.at), h.status === "cancelled" ? "cancelled" : null,
+        `${c.contradicted || 0} contradicted, ${c.unsupported || 0} not supported, ${c.supported || 0} supported`]
+        .filter(Boolean).join(" · ")));
+      const exp = el("button", "small export", "Export");
+      exp.type = "button";
+      exp.title = "Save this check as a Markdown report";
+      exp.addEventListener("click", () => exportCheck(h));
+      const line = el("div", "line");
+      line.append(info, exp);
+      li.append(line);
+      return li;
+    }));
+  }
+
+  B.get("history").then((r) => renderHistory(r && r.history)).catch(() => {});
+  let revisedFor = null;  // the check whose revision is shown
+
+  $("revise-all").addEventListener("click", async () => {
+    const { lastCheck: lc } = await B.sessionGet("lastCheck");
+    if (!lc || !lc.text) return;
+    $("revise-all").disabled = true;
+    $("revise-msg").textContent = "Rewriting the text from the critiques…";
+    try {
+      const { sensitivity } = await S.load(B.get);
+      let revised = lc.text, failed = null;
+      // The check again with revise: true (its verdicts and critiques come from the backend's cache).
+      await call((c) => c.check(lc.text, {
+        options: { revise: true, sensitivity },
+        onEvent: (e) => {
+          if (e.type === "summary" && e.revised_text) revised = e.revised_text;
+          if (e.type === "error") failed = e.error;
+        },
+      }));
+      if (failed) throw E.friendlyError(failed);
+      revisedFor = lc.checkId;
+      const parts = globalThis.SC.diff.wordDiff(lc.text, revised);
+      $("revision-diff").replaceChildren(...parts.map((p) => (p.op === "same" ? document.createTextNode(p.text) : el(p.op, null, p.text))));
+      $("revision-diff").dataset.revised = revised;
+      $("revision").hidden = false;
+      const changed = parts.filter((p) => p.op !== "same").length;
+      $("revise-msg").textContent = changed ? "" : "The revision changed nothing.";
+    } catch (err) {
+      $("revise-msg").textContent = err.message + (err.hint ? " " + err.hint : "");
+    } finally {
+      $("revise-all").disabled = false;
+    }
+  });
+
+  $("revision-copy").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText($("revision-diff").dataset.revised || "");
+      $("revision-copy").textContent = "Copied";
+    } catch (_) {
+      $("revision-copy").textContent = "Copy failed";
+    }
+    setTimeout(() => { $("revision-copy").textContent = "Copy"; }, 1500);
+  });
+
   B.sessionGet("lastCheck").then((r) => renderLastCheck(r && r.lastCheck)).catch(() => {});
   B.onStorageChanged((changes, area) => {
     if (changes.lastCheck) renderLastCheck(changes.lastCheck.newValue);
+    if (area === "local" && changes.history) renderHistory(changes.history.newValue);
     if (area === "local" && (changes.token || changes.backendUrl)) refreshStatus();
   });
 
@@ -321,13 +381,17 @@
     }
     const before = await S.load(B.get);
     const items = { backendUrl: url, showSupported: $("show-supported").checked, sensitivity: $("sensitivity").value };
-    // A token belongs to one backend; a new address needs pairing again.
-    if (url !== before.backendUrl) items.token = "";
+    if (url !== before.backendUrl) {
+      // A token belongs to one backend: switching back to one paired before needs no new pairing.
+      Object.assign(items, S.switchBackend(before, url));
+      clearLibrary(true);
+    }
     await B.set(items);
     $("backend-url").value = url;
     $("settings-msg").textContent = "Saved.";
     refreshStatus();
   });
+  $("backend-url").addEventListener("input", () => { $("settings-msg").textContent = ""; });
   $("show-supported").addEventListener("change", () => B.set({ showSupported: $("show-supported").checked }));
   // Takes effect with the next check; the card keeps showing each sentence's probability.
   $("sensitivity").addEventListener("change", () => B.set({ sensitivity: $("sensitivity").value }));

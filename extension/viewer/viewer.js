@@ -1,9 +1,9 @@
 // The PDF viewer page: opens a library document at a page with the evidence quote highlighted.
-// URL: viewer/index.html?doc=<id>&page=<n>&q=<quote>&name=<filename>. The bytes come from the
-// service worker (GET /documents/{id}/file with the token); pdf.js renders them.
+// URL: viewer/index.html?doc=<id>&page=<n>&q=<quote>&name=<filename>. The bytes come from GET /documents/{id}/file
+// (with the token from extension storage); pdf.js renders them.
 import * as pdfjs from "../vendor/pdfjs/pdf.min.mjs";
 
-const { browser: B, messages: M, errors: E, anchoring: AN } = globalThis.SC;
+const { browser: B, errors: E, settings: S, apiClient: A, anchoring: AN } = globalThis.SC;
 const params = new URLSearchParams(location.search);
 const docId = params.get("doc");
 const quote = params.get("q") || "";
@@ -22,34 +22,14 @@ function showError(err) {
   $("status").textContent = "Could not open the PDF.";
 }
 
-function base64ToBytes(b64) {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-/** The PDF bytes, in chunks over a port from the service worker. */
-function fetchBytes(id) {
-  return new Promise((resolve, reject) => {
-    const port = B.connect(M.PORT.FILE);
-    const parts = [];
-    let done = false;
-    port.onMessage.addListener((msg) => {
-      if (msg.type === "chunk") parts.push(base64ToBytes(msg.data));
-      else if (msg.type === "end") {
-        done = true;
-        port.disconnect();
-        const size = parts.reduce((n, p) => n + p.length, 0);
-        const all = new Uint8Array(size);
-        let at = 0;
-        for (const p of parts) { all.set(p, at); at += p.length; }
-        resolve(all);
-      } else if (msg.type === "error") { done = true; port.disconnect(); reject(msg.error); }
-    });
-    port.onDisconnect.addListener(() => { if (!done) reject(E.friendlyError({ code: "request_failed", message: "the service worker closed the connection" })); });
-    port.postMessage({ type: "get", id });
-  });
+/** The PDF's bytes from the backend. */
+async function fetchBytes(id) {
+  const s = await S.load(B.get);
+  try {
+    return new Uint8Array(await new A.BackendClient({ baseUrl: s.backendUrl, token: s.token }).file(id));
+  } catch (err) {
+    throw A.toFriendly(err);
+  }
 }
 
 /** Text of a rendered text layer with a map from offsets to (div, offset in its text node). */

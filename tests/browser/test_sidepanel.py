@@ -74,12 +74,13 @@ def test_upload_by_picker_and_by_drop_then_delete(ext, backend, pdf_dir, artifac
     panel.wait_for_selector("#status-paired[data-paired=true]")
 
     panel.set_input_files("#file-input", str(picked))
-    panel.wait_for_selector("li.upload[data-name='picked report.pdf'][data-status=ready]", timeout=30000)
+    panel.wait_for_selector("li.doc[data-status=ready] >> text=Notes on river otters", timeout=30000)
     drop_file(panel, "#drop-zone", dropped)
-    panel.wait_for_selector("li.upload[data-name='dropped.pdf'][data-status=ready]", timeout=30000)
-
-    panel.wait_for_selector("li.doc[data-status=ready] >> text=Notes on river otters")
-    panel.wait_for_selector("li.doc[data-status=ready] >> text=Notes on mountain goats")
+    panel.wait_for_selector("li.doc[data-status=ready] >> text=Notes on mountain goats", timeout=30000)
+    # Each upload leaves exactly one row: its document's.
+    assert panel.locator("li.upload").count() == 0
+    rows = panel.locator("li.doc").all_inner_texts()
+    assert sum("river otters" in r for r in rows) == 1 and sum("mountain goats" in r for r in rows) == 1
     names = {d["filename"]: d for d in backend.request("GET", "/documents")["documents"]}
     assert names["picked report.pdf"]["status"] == "ready" and names["dropped.pdf"]["status"] == "ready"
     panel.screenshot(path=str(artifacts / "panel-uploads.png"), full_page=True)
@@ -97,6 +98,39 @@ def test_not_a_pdf_is_refused_in_the_panel(ext, pdf_dir):
     panel.set_input_files("#file-input", str(txt))
     row = panel.wait_for_selector("li.upload[data-name='notes.txt'][data-status=failed]")
     assert "not a PDF" in row.inner_text()
+    row.query_selector("button.dismiss").click()  # a failed row can be dismissed
+    panel.wait_for_selector("li.upload[data-name='notes.txt']", state="detached")
+
+
+def test_a_damaged_pdf_says_what_to_do_not_try_again(ext, pdf_dir):
+    bad = pdf_dir / "damaged.pdf"
+    bad.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 200)
+    panel = ext.open_panel()
+    panel.wait_for_selector("#status-paired[data-paired=true]")
+    panel.set_input_files("#file-input", str(bad))
+    row = panel.wait_for_selector("li.upload[data-name='damaged.pdf'][data-status=failed]")
+    assert "Try again" not in row.inner_text() and "again" in row.inner_text().lower(), row.inner_text()
+
+
+def test_backend_address_without_http_a_switch_clears_the_list_and_each_backend_keeps_its_token(
+        ext, backend, fresh_backend):
+    panel = ext.open_panel()
+    panel.wait_for_selector("li.doc")  # the session backend's library is listed
+    # The fresh backend, typed without http://, was never paired: no rows of the other library stay.
+    panel.fill("#backend-url", fresh_backend.url.removeprefix("http://"))
+    panel.click("#save-settings")
+    panel.wait_for_selector("#status-backend[data-reachable=true] >> text=" + fresh_backend.url)
+    assert ext.stored()["backendUrl"] == fresh_backend.url
+    panel.wait_for_selector("#status-paired[data-paired=false]")
+    assert panel.locator("li.doc").count() == 0 and panel.locator("li.upload").count() == 0
+    panel.fill("#backend-url", "x")
+    assert panel.locator("#settings-msg").inner_text() == "", "an old 'Saved.' goes when the address is edited"
+    # Back to the first: its token was kept, no pairing needed.
+    panel.fill("#backend-url", backend.url)
+    panel.click("#save-settings")
+    panel.wait_for_selector("#status-paired[data-paired=true]")
+    assert ext.stored()["token"] == backend.token
+    panel.wait_for_selector("li.doc")
 
 
 def test_results_list_scrolls_to_the_sentence(ext, chat, artifacts):
@@ -145,3 +179,37 @@ def test_the_sensitivity_setting_goes_with_each_check(ext, chat, backend):
     ext.check_tab(chat)
     toast = wait_until(lambda: ShadowUI(chat).shown("toast", "error"), what="the error toast")
     assert "sensitivity" in ShadowUI.text(toast).lower()
+
+
+def test_finished_checks_are_kept_and_export_as_markdown(ext, chat):
+    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    ext.check_tab(chat)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    history = wait_until(lambda: ext.stored().get("history"), what="the kept check")
+    assert history[0]["url"] == chat.url and history[0]["title"] == "Chat — assistant answer"
+    panel = ext.open_panel()
+    row = panel.wait_for_selector("#history-list li.history")
+    assert "1 contradicted, 2 not supported, 3 supported" in row.inner_text()
+    with panel.expect_download() as info:
+        row.query_selector("button.export").click()
+    md = open(info.value.path(), encoding="utf-8").read()
+    assert info.value.suggested_filename.startswith("sourcecheck-") and info.value.suggested_filename.endswith(".md")
+    assert md.startswith("# sourcecheck report") and f"({chat.url})" in md
+    assert "## " in md and "> The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data." in md
+    assert "Contradicted by your sources" in md and "fava.pdf, p. 2 (refutes)" in md
+    # It outlives the browser session: kept in local storage, not session storage.
+    assert ext.sw.evaluate("() => chrome.storage.local.get('history').then(r => r.history.length)") >= 1
+
+
+def test_revise_all_shows_the_rewritten_text_as_a_diff(ext, chat, artifacts):
+    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    ext.check_tab(chat)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    panel = ext.open_panel()
+    panel.click("#revise-all")
+    panel.wait_for_selector("#revision:not([hidden])", timeout=30000)
+    assert panel.locator("#revision-diff del").all_inner_texts() == ["13B"]  # the contradicted value goes
+    assert panel.locator("#revision-diff ins").all_inner_texts() == ["7B"]   # the source's comes in
+    revised = panel.locator("#revision-diff").get_attribute("data-revised")
+    assert "Llama2-Chat 7B on the synthetic data" in revised and "13B" not in revised
+    panel.screenshot(path=str(artifacts / "panel-revision.png"), full_page=True)

@@ -169,3 +169,38 @@ def test_time_of_choose_with_and_without_the_state(model, prompts):
         print(f"\n{kind} ({n_b} tokens): choose() median {np.median(off):.3f} s without the state, "
               f"{np.median(on):.3f} s with it; median ratio of pairs x{np.median(on / off):.3f}, "
               f"extra {1000 * np.median(on - off):+.0f} ms")
+
+
+def test_a_check_interrupted_by_another_resumes_its_context(model, prompts, evaluated):
+    """Two checks in two server threads take turns: the second one's prompt would throw away the first one's
+    context; it is kept and put back, so the first check's next prompt again reads only its new suffix. One
+    thread alone keeps nothing (it would never come back to the old context)."""
+    import threading
+
+    a, b, shared, n_b = prompts
+    other = messages("[1] bridge.pdf p. 1: " + "The Golden Gate Bridge opened in 1937 and is painted orange. " * 12,
+                     "The bridge opened in 1937.")
+
+    def in_thread(msgs):
+        out = []
+        t = threading.Thread(target=lambda: out.append(p_yes(model, msgs)))
+        t.start()
+        t.join()
+        return out[0]
+
+    model.forget()
+    cold = in_thread(b)[0]
+    model.forget()
+    p_yes(model, a)          # check 1 (this thread) reads its evidence
+    in_thread(other)         # check 2 takes a turn
+    assert len(model._kept) == 1
+    evaluated.clear()
+    resumed, _ = p_yes(model, b)  # check 1 again: its context is put back
+    assert sum(evaluated) == n_b - shared
+    assert len(model._kept) == 1  # now check 2's context waits for its next turn
+    assert resumed == pytest.approx(cold, abs=0.03)
+
+    model.forget()
+    p_yes(model, a)
+    p_yes(model, other)      # the same thread: nothing to come back for
+    assert not model._kept

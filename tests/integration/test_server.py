@@ -113,3 +113,46 @@ def test_each_verdict_reaches_the_client_when_it_is_known_and_sigterm_stops_clea
         assert "Stopped." in proc.stdout.read()
     finally:
         stop(proc)
+
+
+def test_sigterm_during_a_streaming_check_stops_at_once_and_cleanly(index_dir, fava_pdf):
+    """A check is writing critiques (FAKE_DELAY s each) when the server is told to stop: it exits with code 0 long
+    before the check would have ended, the client's stream ends rather than hangs, and a restart serves the library."""
+    port = free_port()
+    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, FAKE_DELAY=8, TOKEN="t0ken")
+    api, auth = f"http://127.0.0.1:{port}/api/v1", {"Authorization": "Bearer t0ken"}
+    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        wait_for(f"{api}/health", proc)
+        files = [("file", (fava_pdf.name, fava_pdf.read_bytes(), "application/pdf"))]
+        doc = httpx.post(f"{api}/documents", files=files, headers=auth).json()["documents"][0]
+        for _ in range(600):
+            if httpx.get(f"{api}/documents/{doc['id']}", headers=auth).json()["document"]["status"] == "ready":
+                break
+            time.sleep(0.1)
+        text = "FAVA was trained on 350k instances. FAVA runs on bicycles. FAVA was built in a cave."
+        events, ended = [], None
+        with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth, timeout=60) as resp:
+            try:
+                for line in resp.iter_lines():
+                    events.append(json.loads(line) if line else {})
+                    if events[-1].get("type") == "verdict" and not proc.returncode and not ended:
+                        ended = time.monotonic()
+                        proc.send_signal(signal.SIGTERM)  # three critiques of 8 s each are still to be written
+            except httpx.HTTPError:
+                pass  # the connection closed mid-stream: an end, not a hang
+        assert ended and proc.wait(timeout=20) == 0
+        assert time.monotonic() - ended < 16, "the server waited for the check to finish"
+        assert "Stopped." in proc.stdout.read()
+        assert not any(e.get("type") == "summary" for e in events)
+    finally:
+        stop(proc)
+    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(f"{api}/health", proc)
+        listed = httpx.get(f"{api}/documents", headers=auth).json()["documents"]
+        assert [(d["id"], d["status"]) for d in listed] == [(doc["id"], "ready")]
+    finally:
+        stop(proc)

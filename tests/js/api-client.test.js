@@ -94,3 +94,22 @@ test("upload sends multipart file fields", async () => {
   assert.equal(form.getAll("file").length, 1);
   assert.equal(form.get("file").name, "a.pdf");
 });
+
+test("status() says reachable, paired and why not, without throwing", async () => {
+  const health = () => new Response(JSON.stringify({ ok: true, model: { name: "m" }, library: { documents: 2, chunks: 9 } }));
+  const down = new BackendClient({ baseUrl: "http://127.0.0.1:9", token: "t", fetchImpl: async () => { throw new TypeError("Failed to fetch"); } });
+  const st = await down.status();
+  assert.equal(st.reachable, false);
+  assert.equal(st.error.code, "backend_unreachable");
+  const unpaired = await new BackendClient({ baseUrl: "http://127.0.0.1:9", fetchImpl: fakeFetch({ "GET /api/v1/health": health }, []) }).status();
+  assert.deepEqual([unpaired.reachable, unpaired.paired, unpaired.error.code], [true, false, "not_paired"]);
+  const badToken = await new BackendClient({ baseUrl: "http://127.0.0.1:9", token: "old", fetchImpl: fakeFetch({
+    "GET /api/v1/health": health,
+    "GET /api/v1/documents": () => new Response(JSON.stringify({ ok: false, error: { code: "bad_token", message: "Unknown token." } }), { status: 401 }),
+  }, []) }).status();
+  assert.deepEqual([badToken.paired, badToken.error.code], [false, "not_paired"]);
+  const ok = await new BackendClient({ baseUrl: "http://127.0.0.1:9", token: "t", fetchImpl: fakeFetch({
+    "GET /api/v1/health": health, "GET /api/v1/documents": () => new Response(JSON.stringify({ ok: true, documents: [] })),
+  }, []) }).status();
+  assert.deepEqual([ok.reachable, ok.paired, ok.error, ok.library.documents], [true, true, null, 2]);
+});

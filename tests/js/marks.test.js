@@ -119,3 +119,17 @@ test("a mutation elsewhere in the page does not rebuild the anchors", async () =
   assert.equal(rebuilt, 1);
   ctx.marks.observer.disconnect();
 });
+
+test("a re-check keeps the old marks until it has started (a failed one loses nothing)", () => {
+  const ctx = setup(HTML);
+  check(ctx);
+  const range = ctx.doc.createRange();
+  range.selectNodeContents(ctx.doc.querySelector("ul"));
+  const again = ctx.marks.begin(range);
+  assert.equal(again.text, "It was trained in 2021. It uses RoPE embeddings.");
+  assert.equal(ctx.marks.entries.size, 4, "begin() alone forgets nothing");
+  assert.deepEqual(globalThis.CSS.highlights.get("sourcecheck-unsupported").ranges.map(String), ["It was trained in 2021."]);
+  ctx.marks.replace(again);
+  assert.deepEqual([...ctx.marks.entries.values()].map((e) => e.text), PARTS.slice(0, 2), "the covered sentences go");
+  assert.equal(globalThis.CSS.highlights.get("sourcecheck-unsupported"), undefined);
+});

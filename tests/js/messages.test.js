@@ -8,7 +8,7 @@ const CS = load("lib/check-state.js");
 const E = load("lib/errors.js");
 
 test("message() refuses unknown types", () => {
-  assert.deepEqual(M.message(M.MSG.PAIR, { code: "123-456" }), { type: "pair", code: "123-456" });
+  assert.deepEqual(M.message(M.MSG.SCROLL_TO, { key: "c1:2" }), { type: "scroll-to", key: "c1:2" });
   assert.throws(() => M.message("nope"));
 });
 
@@ -22,16 +22,16 @@ function call(listener, msg) {
 test("the router answers from a table, async or not, and turns throws into errors", async () => {
   const router = M.createRouter({
     [M.MSG.PING]: () => ({ ok: true, pong: 1 }),
-    [M.MSG.STATUS]: async (msg, sender) => ({ ok: true, tab: sender.tab.id }),
-    [M.MSG.PAIR]: () => { throw new Error("boom"); },
-    [M.MSG.DOCUMENTS]: () => undefined,
+    [M.MSG.SCROLL_TO]: async (msg, sender) => ({ ok: true, tab: sender.tab.id }),
+    [M.MSG.CHECK_TAB]: () => { throw new Error("boom"); },
+    [M.MSG.MARKS_STATUS]: () => undefined,
   });
   assert.deepEqual(await call(router, { type: "ping" }), { ok: true, pong: 1 });
-  assert.deepEqual(await call(router, { type: "status" }), { ok: true, tab: 7 });
-  const err = await call(router, { type: "pair" });
+  assert.deepEqual(await call(router, { type: "scroll-to" }), { ok: true, tab: 7 });
+  const err = await call(router, { type: "check-tab" });
   assert.equal(err.ok, false);
   assert.equal(err.error.message, "boom");
-  assert.deepEqual(await call(router, { type: "documents" }), { ok: true });
+  assert.deepEqual(await call(router, { type: "marks-status" }), { ok: true });
   assert.equal(await call(router, { type: "unknown" }), "not handled");
   assert.equal(await call(router, "junk"), "not handled");
 });
@@ -80,11 +80,14 @@ test("check state follows the stream", () => {
   s = CS.apply(s, { type: "verdict", index: 2, label: "contradicted", p_supported: 0.1 });
   assert.equal(before.verdicts[2], undefined, "the old state is not modified");
   assert.equal(s.verdicts[2].type, undefined);
-  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1 });
+  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1, cancelled: 0 });
   // The same sentence again with its critique (final): it replaces the scored verdict, counted once.
   s = CS.apply(s, { type: "verdict", index: 2, label: "contradicted", p_supported: 0.1, final: true, critique: "No." });
   assert.equal(s.verdicts[2].critique, "No.");
-  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1 });
+  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1, cancelled: 0 });
+  const cancelled = Object.assign({}, s, { status: "cancelled" });
+  assert.equal(CS.labelOf(cancelled, 1), "cancelled", "a cancelled check's unchecked sentence says so");
+  assert.equal(CS.counts(cancelled).cancelled, 1);
   s = CS.apply(s, { type: "summary", counts: {} });
   assert.equal(s.status, "done");
   assert.equal(CS.labelOf(s, 1), "skipped", "a sentence without a verdict after the summary is not pending");
@@ -116,6 +119,61 @@ test("errors a person understands", () => {
   assert.equal(model.command, "scripts/setup");
   assert.equal(E.friendlyError({ status: 500, code: "internal", message: "kaput" }).code, "request_failed");
   assert.match(E.friendlyError({ status: 500, code: "internal", message: "kaput" }).message, /kaput/);
-  assert.equal(E.friendlyError({ status: 413 }).code, "text_too_long");
   assert.equal(E.friendlyError({ code: "no_selection" }).code, "no_selection");
+});
+
+test("each backend code maps to its own hint: a refused file is not a long selection, a slow model not a missing one", () => {
+  assert.equal(E.friendlyError({ status: 413, code: "text_too_long", message: "Too long." }).code, "text_too_long");
+  const full = E.friendlyError({ status: 413, code: "library_full", message: "The library is full." });
+  assert.equal(full.code, "file_refused");
+  assert.match(full.hint, /SOURCECHECK_MAX_LIBRARY_MB/);
+  assert.doesNotMatch(full.hint, /shorter passage/);
+  const damaged = E.friendlyError({ status: 422, code: "pdf_corrupt", message: "The PDF is damaged." });
+  assert.equal(damaged.message, "The PDF is damaged.");
+  assert.doesNotMatch(damaged.hint, /Try again/);
+  assert.match(E.friendlyError({ status: 422, code: "pdf_no_text" }).hint, /ocrmypdf/);
+  const slow = E.friendlyError({ status: 504, code: "model_timeout", message: "No answer in 120 s." });
+  assert.equal(slow.code, "model_timeout");
+  assert.equal(slow.command, undefined);
+  assert.equal(E.friendlyError({ status: 503, code: "model_unreachable" }).code, "model_unreachable");
+  assert.equal(E.friendlyError({ status: 502, code: "model_bad_response" }).code, "model_failed");
+  assert.equal(E.friendlyError({ status: 403, code: "bad_pairing_code", message: "Wrong code." }).code, "pairing_failed");
+  assert.equal(E.friendlyError({ status: 401, code: "whatever" }).code, "not_paired");
+  assert.equal(E.friendlyError({ status: 413 }).code, "request_failed");
+});
+
+const S = load("lib/settings.js");
+
+test("a backend address without http:// is taken as http; other schemes and garbage are refused", () => {
+  assert.equal(S.normalizeBackendUrl("127.0.0.1:8765"), "http://127.0.0.1:8765");
+  assert.equal(S.normalizeBackendUrl(" http://localhost:9000/ "), "http://localhost:9000");
+  assert.equal(S.normalizeBackendUrl("https://box.lan/sourcecheck/"), "https://box.lan/sourcecheck");
+  assert.throws(() => S.normalizeBackendUrl("ftp://127.0.0.1"), /http:\/\/ or https:\/\//);
+  assert.throws(() => S.normalizeBackendUrl("http://exa mple"), /not a valid address/);
+});
+
+test("each backend keeps its own token: switching away and back needs no new pairing", () => {
+  const A = "http://127.0.0.1:8765", B = "http://127.0.0.1:9000";
+  let s = Object.assign({}, S.DEFAULTS, { backendUrl: A });
+  s = Object.assign(s, S.paired(s, "token-a"));
+  assert.deepEqual(s.tokens, { [A]: "token-a" });
+  s = Object.assign(s, S.switchBackend(s, B), { backendUrl: B });
+  assert.equal(s.token, "", "a backend never paired has no token");
+  s = Object.assign(s, S.paired(s, "token-b"));
+  s = Object.assign(s, S.switchBackend(s, A), { backendUrl: A });
+  assert.equal(s.token, "token-a");
+  assert.deepEqual(s.tokens, { [A]: "token-a", [B]: "token-b" });
+});
+
+const D = load("lib/diff.js");
+
+test("the word diff marks what the revision changed and rebuilds both texts", () => {
+  const a = "FAVA was trained on 350k instances. It detects six error types.";
+  const b = "FAVA was trained on 35k instances. It detects six error types.";
+  const d = D.wordDiff(a, b);
+  assert.deepEqual(d.filter((p) => p.op !== "same"), [{ op: "del", text: "350k" }, { op: "ins", text: "35k" }]);
+  assert.equal(d.filter((p) => p.op !== "ins").map((p) => p.text).join(""), a);
+  assert.equal(d.filter((p) => p.op !== "del").map((p) => p.text).join(""), b);
+  assert.deepEqual(D.wordDiff("same text", "same text"), [{ op: "same", text: "same text" }]);
+  assert.deepEqual(D.wordDiff("", "new"), [{ op: "ins", text: "new" }]);
 });

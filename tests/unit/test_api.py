@@ -257,3 +257,20 @@ def test_an_upload_past_the_library_size_limit_is_refused_and_nothing_is_stored(
     assert "MAX_LIBRARY_MB" in resp.get_json()["error"]["message"]
     assert [d["filename"] for d in client.get("/api/v1/documents").get_json()["documents"]] == ["bridge.pdf"]
     assert upload(client, bridge_pdf).status_code in (200, 202)  # the same bytes again take no room
+
+
+def test_a_stream_whose_client_left_stops_before_the_next_event_is_computed():
+    """What waitress's client_disconnected says is read after every event: nothing more is computed once it is True."""
+    from sourcecheck.api.check import stream
+
+    computed, left = [], []
+
+    def events():
+        for i in range(5):
+            computed.append(i)  # a model call
+            yield {"type": "verdict", "index": i}
+
+    out = stream(events(), disconnected=lambda: bool(left))
+    assert json.loads(next(out))["index"] == 0
+    left.append(True)  # the client goes away while the first event is on its way
+    assert list(out) == [] and computed == [0]

@@ -99,3 +99,20 @@ def test_add_text_indexes_plain_sources(library):
     doc = library.add_text("notes", ["The river is 300 km long.", "It flows north."])
     assert doc["status"] == "ready" and doc["pages"] == 2
     assert library.search("how long is the river", k=1)[0].page == 1
+
+
+def test_a_short_document_reports_embedding_progress_in_several_steps(tmp_path):
+    """The side panel's bar moves while a paper is embedded, not only at 10 % and at the end."""
+    seen = []
+
+    class Recording(HashEmbedding):
+        def __call__(self, texts):
+            seen.append([d["progress"] for d in library.list()][0])
+            return super().__call__(texts)
+
+    library = Library(None, Recording(), chunk_words=20)
+    pages = [" ".join(f"Sentence {p}-{i} says something about otters." for i in range(40)) for p in range(4)]
+    doc, _ = library.add_pdf(make_pdf(tmp_path / "long.pdf", pages).read_bytes(), "long.pdf")
+    assert library.ingest(doc["id"])["status"] == "ready"
+    embedding_calls = [p for p in seen if p >= 0.1]
+    assert len(embedding_calls) >= 5 and embedding_calls == sorted(embedding_calls) and embedding_calls[-1] < 1.0

@@ -3,11 +3,12 @@ errors, and the next PDF parses again."""
 
 import os
 import signal
+import sys
 import threading
 
 import pytest
 
-from fuzz_pdfs import flate_bomb
+from fuzz_pdfs import flate_bomb, text_bomb
 from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.errors import PDFError
 from sourcecheck.parser import IsolatedParser
@@ -57,3 +58,17 @@ def test_a_hang_and_a_dead_reader_give_clear_errors_and_the_next_pdf_parses(pars
         parser(data)
     assert err.value.code == "pdf_too_complex" and "PARSE_MEMORY_MB" in err.value.message
     assert parser(data).pages
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the memory limit is RLIMIT_AS, set on Linux")
+def test_a_pdf_that_needs_more_memory_than_the_limit_is_refused_and_the_reader_recovers(parser, tmp_path):
+    """A 30 KB file whose one page shows 40 million characters: reading its text needs GBs. The reader stops at
+    PARSE_MEMORY_MB (here 400) with a clear error, the server's own memory never held it, and the next PDF parses."""
+    bomb = text_bomb(40)
+    assert len(bomb) < 100_000
+    parser.memory_mb, parser.timeout = 400, 120
+    parser.close()  # the limit is set when the reader starts
+    with pytest.raises(PDFError) as err:
+        parser(bomb)
+    assert err.value.code == "pdf_too_complex" and "PARSE_MEMORY_MB" in err.value.message
+    assert parser(make_pdf(tmp_path / "b.pdf", BRIDGE_PAGES).read_bytes()).pages

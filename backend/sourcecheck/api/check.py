@@ -37,24 +37,33 @@ def check():
     judge.prepare()  # a missing or broken model is a clear 503 now rather than an error mid-stream
     if request.accept_mimetypes.best == "application/json":
         return collect(events)
-    return Response(stream(events), mimetype="application/x-ndjson", headers={"X-Accel-Buffering": "no"})
+    # waitress watches the socket while the check runs (channel_request_lookahead) and says when the client left
+    disconnected = request.environ.get("waitress.client_disconnected", lambda: False)
+    return Response(stream(events, disconnected), mimetype="application/x-ndjson", headers={"X-Accel-Buffering": "no"})
 
 
-def stream(events):
+def stream(events, disconnected=lambda: False):
     verdicts = 0
     try:
         for event in events:
             yield json.dumps(event) + "\n"
             verdicts += event["type"] == "verdict"
-    except GeneratorExit:  # the client went away (the server's next write failed): no more model calls
+            if disconnected():  # a cancelled check: stop before the next model call, not a few writes later
+                events.close()
+                log.info(STOPPED, verdicts)
+                return
+    except GeneratorExit:  # the client went away and a write failed: no more model calls
         events.close()
-        log.info("check stopped after %d verdict events: the client disconnected", verdicts)
+        log.info(STOPPED, verdicts)
         raise
     except SourcecheckError as e:
         yield error_event(e)
     except Exception as e:  # the stream has started: the status is sent, so the error goes in the stream
         log.exception("check failed")
         yield error_event(InternalError.wrap(e))
+
+
+STOPPED = "check stopped after %d verdict events: the client disconnected"
 
 
 def error_event(e):

@@ -247,9 +247,57 @@ def bench_server(pdf, r):
         assert len(got["verdicts"]) == 3, got
         time.sleep(2)
         r["server_rss_mb"] = rss_mb(proc.pid)
+        r["users"] = bench_users(api, auth)
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+# Each run's checks are worded apart so that no check is answered from another's verdict cache.
+WORDING = ["According to the papers, ", "The sources report that ", "It is said that ", "Reportedly, ",
+           "In the studies, "]
+
+
+def stream_check(api, auth, text, t0):
+    """Seconds from t0 to the first verdict, to the last first-verdict of a sentence, and to the summary."""
+    import httpx
+
+    first, seen = None, set()
+    with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth, timeout=900) as resp:
+        for line in resp.iter_lines():
+            event = json.loads(line) if line else {}
+            if event.get("type") == "verdict":
+                first = first or now() - t0
+                seen.add(event["index"])
+                verdicts = now() - t0
+            elif event.get("type") == "summary":
+                return {"first_s": first, "verdicts_s": verdicts, "all_s": now() - t0, "sentences": len(seen)}
+    raise RuntimeError("the stream ended without a summary")
+
+
+def bench_users(api, auth, users=4, rounds=2, per_check=3):
+    """One user, then `users` at once, each running `rounds` checks of `per_check` sentences in a row (real model).
+    Throughput is verdicts per minute over the whole wall time; latencies are per check, from its request."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def text(wording, k):
+        picked = [ANSWER[(3 + k * per_check + j) % len(ANSWER)][0] for j in range(per_check)]
+        return " ".join(WORDING[wording] + s[0].lower() + s[1:] for s in picked)
+
+    out = {}
+    for n, first_wording in ((1, users), (users, 0)):
+        t = now()
+        with ThreadPoolExecutor(n) as pool:
+            done = pool.map(lambda i: [stream_check(api, auth, text(first_wording + i, k), now())
+                                       for k in range(rounds)], range(n))
+            checks = [c for user in done for c in user]
+        wall = now() - t
+        out[str(n)] = {"wall_s": wall, "checks": checks, "per_min": 60 * sum(c["sentences"] for c in checks) / wall}
+    return out
+
+
+def p95(values):
+    return float(np.percentile(values, 95))
 
 
 def rss_mb(pid):
@@ -350,6 +398,15 @@ def rows(r):
         row("server: first check of 3 sentences, after an upload (models warmed in the background)", f"{r['server_first_check_s']:.1f} s")
         row("server: idle RSS, model loaded after a check", f"{r['server_rss_mb'] / 1024:.2f} GB "
             f"(started {r['server_rss_started_mb']:.0f} MB, after an upload {r['server_rss_ingested_mb']:.0f} MB)", "≤ 2 GB", r["server_rss_mb"] <= 2048)
+    if "users" in r:
+        one, many = r["users"]["1"], r["users"][max(r["users"], key=int)]
+        n = max(r["users"], key=int)
+        for name, u in (("1 user", one), (f"{n} users at once", many)):
+            c = u["checks"]
+            row(f"server: {name}, {len(c)} checks of 3 sentences: verdicts/min",
+                f"{u['per_min']:.1f}; p95 per check: first verdict {p95([x['first_s'] for x in c]):.1f} s, "
+                f"all verdicts {p95([x['verdicts_s'] for x in c]):.1f} s, with critiques {p95([x['all_s'] for x in c]):.1f} s")
+        row(f"server: throughput, {n} users ÷ 1 user", f"{many['per_min'] / one['per_min']:.2f}×")
     if "search_hybrid_ms" in r:
         row(f"search: top-5 hybrid at {r['search_chunks']:,} chunks (median)",
             f"{r['search_hybrid_ms']:.0f} ms (max {r['search_hybrid_max_ms']:.0f})", "≤ 50 ms", r["search_hybrid_ms"] <= 50)

@@ -51,8 +51,11 @@ class FakeModel(Model):
             if isinstance(reply, Exception):
                 raise reply
             return reply
-        if "Critiques:" in messages[-1]["content"]:  # the whole-text revision: return the text as it was
-            return re.search(r"Text:\n(.*?)\n\nCritiques:", messages[-1]["content"], re.DOTALL).group(1)
+        if "Critiques:" in messages[-1]["content"]:  # the whole-text revision: each conflict's value put right
+            text, critiques = re.search(r"Text:\n(.*?)\n\nCritiques:\n(.*?)\n\n", messages[-1]["content"], re.DOTALL).groups()
+            for wrong, right in re.findall(r"The sentence says (.+?); .+? says (.+?)(?::|\.(?:\s|$))", critiques):
+                text = text.replace(wrong, right)
+            return text
         claim, sources = _claim_and_sources(messages)
         kind = _verdict(messages)
         if kind == "contradicted":

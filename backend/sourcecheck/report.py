@@ -1,0 +1,54 @@
+"""A check as a Markdown report: each sentence with its label, probability, critique, revision and quotes.
+extension/lib/report.js writes the same report from the same result (tests/unit/test_report.py holds them equal)."""
+
+LABELS = {"contradicted": "Contradicted by your sources", "unsupported": "Not supported by your sources",
+          "supported": "Supported by your sources", "skipped": "Not a factual claim"}
+ERROR_TYPES = {"entity": "wrong entity or number", "relation": "wrong relation", "contradictory": "contradicts the source",
+               "invented": "invented", "subjective": "subjective", "unverifiable": "unverifiable"}
+COUNTS = (("contradicted", "contradicted"), ("unsupported", "not supported"), ("supported", "supported"),
+          ("skipped", "skipped"))
+
+
+def percent(p):
+    return "<1%" if 0 < p < 0.01 else ">99%" if 0.99 < p < 1 else f"{int(p * 100 + 0.5)}%"  # JS Math.round
+
+
+def quoted(text):
+    """Text as one Markdown block quote line (a line break in it would end the quote)."""
+    return "> " + " ".join(str(text).split())
+
+
+def markdown(result, title="", url="", checked_at=""):
+    """result: what POST /check answers as JSON (or `sourcecheck check --json` prints)."""
+    verdicts = {v["index"]: v for v in result.get("verdicts") or []}
+    labels = [verdicts[s["index"]]["label"] if s["index"] in verdicts else "skipped" for s in result["sentences"]]
+    lines = ["# sourcecheck report", ""]
+    if title or url:
+        lines.append(f"- Page: [{title or url}]({url})" if url else f"- Page: {title}")
+    if checked_at:
+        lines.append(f"- Checked: {checked_at}")
+    counts = ", ".join(f"{labels.count(k)} {name}" for k, name in COUNTS if labels.count(k))
+    p_all = (result.get("summary") or {}).get("p_all_supported")
+    lines += [f"- Result: {counts}" + (f" · P(all supported) {percent(p_all)}" if isinstance(p_all, (int, float)) else ""), ""]
+    for n, (s, label) in enumerate(zip(result["sentences"], labels), start=1):
+        v = verdicts.get(s["index"]) or {}
+        head = f"## {n}. {LABELS.get(label, label)}"
+        if isinstance(v.get("p_supported"), (int, float)):
+            head += f" · P(supported) {percent(v['p_supported'])}"
+        lines += [head, "", quoted(s["text"]), ""]
+        if v.get("error_type"):
+            lines.append(f"- Error type: {ERROR_TYPES.get(v['error_type'], v['error_type'])}")
+        if v.get("critique"):
+            lines.append(f"- Critique: {' '.join(v['critique'].split())}")
+        if v.get("revised") and v["revised"] != s["text"]:
+            lines.append(f"- Suggested revision: {' '.join(v['revised'].split())}")
+        for e in v.get("evidence") or []:
+            where = ", ".join(x for x in (e.get("filename") or e.get("document_id"), f"p. {e['page']}" if e.get("page") else "") if x)
+            stance = f" ({e['stance']})" if e.get("stance") and e["stance"] != "related" else ""
+            lines.append(f"- Evidence, {where}{stance}: “{' '.join(str(e.get('quote') or '').split())}”")
+        if lines[-1]:
+            lines.append("")
+    revised = (result.get("summary") or {}).get("revised_text")
+    if revised:
+        lines += ["## Revised text", "", revised.strip(), ""]
+    return "\n".join(lines)

@@ -1,0 +1,51 @@
+// A check as a Markdown report, for the side panel's Export. backend/sourcecheck/report.py writes the same
+// report from the same result; tests/unit/test_report.py holds the two equal.
+(function (root) {
+  "use strict";
+
+  const LABELS = { contradicted: "Contradicted by your sources", unsupported: "Not supported by your sources",
+    supported: "Supported by your sources", skipped: "Not a factual claim" };
+  const ERROR_TYPES = { entity: "wrong entity or number", relation: "wrong relation", contradictory: "contradicts the source",
+    invented: "invented", subjective: "subjective", unverifiable: "unverifiable" };
+  const COUNTS = [["contradicted", "contradicted"], ["unsupported", "not supported"], ["supported", "supported"], ["skipped", "skipped"]];
+
+  const percent = (p) => (p > 0 && p < 0.01 ? "<1%" : p > 0.99 && p < 1 ? ">99%" : Math.round(p * 100) + "%");
+  const oneLine = (t) => String(t).split(/\s+/).filter(Boolean).join(" ");
+  const isNum = (x) => typeof x === "number";
+
+  /** result: {sentences, verdicts, summary} as POST /check answers it; meta: {title, url, checkedAt}. */
+  function markdown(result, meta = {}) {
+    const verdicts = new Map((result.verdicts || []).map((v) => [v.index, v]));
+    const labels = result.sentences.map((s) => (verdicts.has(s.index) ? verdicts.get(s.index).label : "skipped"));
+    const lines = ["# sourcecheck report", ""];
+    if (meta.title || meta.url) lines.push(meta.url ? `- Page: [${meta.title || meta.url}](${meta.url})` : `- Page: ${meta.title}`);
+    if (meta.checkedAt) lines.push(`- Checked: ${meta.checkedAt}`);
+    const count = (k) => labels.filter((l) => l === k).length;
+    const counts = COUNTS.filter(([k]) => count(k)).map(([k, name]) => `${count(k)} ${name}`).join(", ");
+    const pAll = (result.summary || {}).p_all_supported;
+    lines.push(`- Result: ${counts}` + (isNum(pAll) ? ` · P(all supported) ${percent(pAll)}` : ""), "");
+    result.sentences.forEach((s, i) => {
+      const v = verdicts.get(s.index) || {};
+      let head = `## ${i + 1}. ${LABELS[labels[i]] || labels[i]}`;
+      if (isNum(v.p_supported)) head += ` · P(supported) ${percent(v.p_supported)}`;
+      lines.push(head, "", "> " + oneLine(s.text), "");
+      if (v.error_type) lines.push(`- Error type: ${ERROR_TYPES[v.error_type] || v.error_type}`);
+      if (v.critique) lines.push(`- Critique: ${oneLine(v.critique)}`);
+      if (v.revised && v.revised !== s.text) lines.push(`- Suggested revision: ${oneLine(v.revised)}`);
+      for (const e of v.evidence || []) {
+        const where = [e.filename || e.document_id, e.page ? `p. ${e.page}` : ""].filter(Boolean).join(", ");
+        const stance = e.stance && e.stance !== "related" ? ` (${e.stance})` : "";
+        lines.push(`- Evidence, ${where}${stance}: “${oneLine(e.quote || "")}”`);
+      }
+      if (lines[lines.length - 1]) lines.push("");
+    });
+    const revised = (result.summary || {}).revised_text;
+    if (revised) lines.push("## Revised text", "", revised.trim(), "");
+    return lines.join("\n");
+  }
+
+  const api = { markdown };
+  root.SC = root.SC || {};
+  root.SC.report = api;
+  if (typeof module === "object" && module.exports) module.exports = api;
+})(typeof globalThis !== "undefined" ? globalThis : this);

@@ -1,0 +1,69 @@
+"""The Markdown report of a check: what it says, the same from the CLI (Python) and the side panel (JS)."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sourcecheck.report import markdown
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULT = {
+    "sentences": [
+        {"index": 0, "text": "Great question!", "checkable": False},
+        {"index": 1, "text": "FAVA was trained on 350k\ninstances.", "checkable": True},
+        {"index": 2, "text": "The retriever is Contriever.", "checkable": True},
+    ],
+    "verdicts": [
+        {"index": 1, "label": "contradicted", "p_supported": 0.125, "error_type": "entity",
+         "critique": "The sentence says 350k; fava.pdf, page 2 says 35k.", "revised": "FAVA was trained on 35k instances.",
+         "evidence": [{"filename": "fava.pdf", "document_id": "d1", "page": 2, "stance": "refutes",
+                       "quote": "we generate 35k\ntraining instances"}]},
+        {"index": 2, "label": "supported", "p_supported": 0.995, "error_type": None, "critique": "Supported by fava.pdf.",
+         "revised": None, "evidence": [{"filename": "fava.pdf", "document_id": "d1", "page": 3, "stance": "related",
+                                        "quote": "Contriever retrieves passages"}]},
+    ],
+    "summary": {"p_all_supported": 0.004, "revised_text": "FAVA was trained on 35k instances."},
+}
+META = {"title": "Chat — answer", "url": "https://chat.example/c/1", "checked_at": "2026-11-23 21:50"}
+
+
+def test_the_report_lists_each_sentence_with_label_probability_critique_revision_and_quotes():
+    md = markdown(RESULT, **META)
+    assert md.startswith("# sourcecheck report\n")
+    assert "- Page: [Chat — answer](https://chat.example/c/1)" in md
+    assert "- Result: 1 contradicted, 1 supported, 1 skipped · P(all supported) <1%" in md
+    assert "## 1. Not a factual claim\n\n> Great question!" in md
+    assert "## 2. Contradicted by your sources · P(supported) 13%\n\n> FAVA was trained on 350k instances." in md
+    assert "- Error type: wrong entity or number" in md
+    assert "- Suggested revision: FAVA was trained on 35k instances." in md
+    assert "- Evidence, fava.pdf, p. 2 (refutes): “we generate 35k training instances”" in md
+    assert "## 3. Supported by your sources · P(supported) >99%" in md
+    assert "- Evidence, fava.pdf, p. 3: “Contriever retrieves passages”" in md
+    assert md.rstrip().endswith("## Revised text\n\nFAVA was trained on 35k instances.")
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node is not installed")
+def test_the_side_panel_writes_the_same_report():
+    script = ("const r = require(process.argv[1]); const [res, meta] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "process.stdout.write(r.markdown(res, meta));")
+    meta = {"title": META["title"], "url": META["url"], "checkedAt": META["checked_at"]}
+    for result in (RESULT, {**RESULT, "summary": None}, {**RESULT, "verdicts": []}):
+        js = subprocess.run(["node", "-e", script, str(ROOT / "extension/lib/report.js")], input=json.dumps([result, meta]),
+                            capture_output=True, text=True, check=True).stdout
+        assert js == markdown(result, **META)
+
+
+def test_the_cli_prints_the_report(settings, monkeypatch, capsys, bridge_pdf):
+    from sourcecheck.cli import main
+
+    for name, value in settings.items():
+        monkeypatch.setenv(f"SOURCECHECK_{name}", str(value))
+    assert main(["ingest", str(bridge_pdf)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--format", "markdown", "The Golden Gate Bridge opened in 1937. It was painted by robots."]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("# sourcecheck report") and md.count("\n## ") == 2
+    assert "> The Golden Gate Bridge opened in 1937." in md and "bridge.pdf, p. " in md
