@@ -44,3 +44,56 @@ def make_scanned_pdf(path):
     doc.save(str(path))
     doc.close()
     return path
+
+
+# A journal-style paper: two columns, a running header and page numbers, a ligature, a word hyphenated across
+# lines, an acknowledgements paragraph and a reference list, each with known text.
+PAPER_HEADER = "Journal of Coastal Ecology 12 (2023)"
+PAPER_TITLE, PAPER_AUTHORS = "Otters of the Northern Coast", "Ann Fisher¹, Bo Lind* and Cy Moss²"
+PAPER_LEFT = [
+    "Abstract. Sea otters on the northern coast were counted from boats in "
+    "the spring of 2021 and 2022. The ﬁrst survey found 412 otters along 60 kilometres of shore.",
+    "Methods. Each transect was walked twice by two observers. Kelp cover was measured from aerial photo-\n"
+    "graphs taken at low tide, and every pup was recorded with its mother.",
+]
+PAPER_RIGHT = [
+    "Earlier counts by Smith et al. (2019) reported fewer animals, but used a different method (Lee, 2018). "
+    "Our counts are the first made by boat on this coast.",
+    "Results. The second survey found 468 otters, an increase of 14 percent. Pups made up 11 percent of the "
+    "animals seen, most of them in dense kelp.",
+]
+PAPER_ACKNOWLEDGEMENTS = "Acknowledgements. We thank the harbour master of Wick for the loan of a survey boat."
+PAPER_REFERENCES = ("References\n\nLee, K. (2018). Counting sea otters from the air. Marine Surveys 4, 1-9.\n"
+                    "Smith, J., Brown, A. (2019). Sea otters of Scotland declined to 90 animals. Coastal Notes 2.")
+
+
+def make_two_column_pdf(path):
+    """The paper above as a 3-page, two-column PDF (page 3: acknowledgements and references). Returns the path."""
+    doc = pymupdf.open()
+    for i, (left, right) in enumerate(zip(PAPER_LEFT + [PAPER_ACKNOWLEDGEMENTS], PAPER_RIGHT + [PAPER_REFERENCES])):
+        page = doc.new_page()
+        font = {"fontname": "dejavu", "fontfile": "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"}
+        page.insert_textbox(pymupdf.Rect(50, 20, 545, 40), PAPER_HEADER, fontsize=8, align=1, **font)
+        top = 80
+        if i == 0:  # the title and the authors across both columns
+            page.insert_textbox(pymupdf.Rect(50, 60, 545, 90), PAPER_TITLE, fontsize=18, align=1, **font)
+            page.insert_textbox(pymupdf.Rect(50, 95, 545, 115), PAPER_AUTHORS, fontsize=10, align=1, **font)
+            top = 130
+        page.insert_textbox(pymupdf.Rect(50, top, 290, 780), left, fontsize=10, **font)
+        page.insert_textbox(pymupdf.Rect(305, top, 545, 780), right, fontsize=10, **font)
+        page.insert_textbox(pymupdf.Rect(280, 805, 315, 825), str(i + 1), fontsize=8, align=1, **font)
+    doc.set_metadata({})  # no title or author in the file: both come from page 1
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+def make_scan(path, pages):
+    """A scanned copy of make_pdf(pages): each page only a picture of the text (150 dpi, grey), no text layer."""
+    text = pymupdf.open(stream=make_pdf(path, pages).read_bytes())
+    scan = pymupdf.open()
+    for page in text:
+        picture = page.get_pixmap(dpi=150, colorspace=pymupdf.csGRAY)
+        scan.new_page(width=page.rect.width, height=page.rect.height).insert_image(page.rect, pixmap=picture)
+    scan.save(str(path))
+    return path

@@ -6,9 +6,15 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from sourcecheck.errors import PDFError
+from sourcecheck.layout import page_texts, tessdata
+from sourcecheck.text import strip_citations
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
-_TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT | pymupdf.TEXT_DEHYPHENATE
+_NAME = re.compile(r"[A-Z][\w'’.-]+(?:\s+(?:[A-Z]\.|[A-Z][\w'’-]+|van|von|de|der|da|del|di|le|la)){1,3}")
+_ARXIV = re.compile(r"arXiv:\s?(\d\d)(?:0[1-9]|1[0-2])\.\d{4,5}")
+_DATED = re.compile(r"(?:©|\(c\)|copyright|published|accepted|received|proceedings|conference|journal|vol\.|volume)"
+                    r"[^\n]{0,80}?"
+                    r"\b(19[5-9]\d|20[0-4]\d)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -17,6 +23,7 @@ class ParsedPDF:
     title: str = ""
     authors: list = field(default_factory=list)
     year: int | None = None
+    ocr_pages: list = field(default_factory=list)  # pages (from 1) read from their picture by OCR
 
 
 def open_pdf(data, max_pages=None):
@@ -47,45 +54,72 @@ def parse_pdf(data):
     """Extract every page's text and the bibliographic metadata."""
     doc = open_pdf(data)
     try:
-        pages = []
-        for page in doc:
-            try:
-                pages.append(page.get_text("text", flags=_TEXT_FLAGS))
-            except Exception as e:
-                if isinstance(e, MemoryError) or "memory" in str(e).lower() or "alloc" in str(e).lower():
-                    raise  # the reader's memory limit, not a damaged page: parser.py says pdf_too_complex
-                raise PDFError(
-                    f"Page {page.number + 1} of the PDF is damaged and cannot be read.", code="pdf_corrupt"
-                ) from None
+        try:
+            pages, scanned = page_texts(doc)
+        except Exception as e:
+            if isinstance(e, MemoryError) or "memory" in str(e).lower() or "alloc" in str(e).lower():
+                raise  # the reader's memory limit, not a damaged page: parser.py says pdf_too_complex
+            raise PDFError("A page of the PDF is damaged and cannot be read.", code="pdf_corrupt") from None
         if not any(p.strip() for p in pages):
-            raise PDFError(
-                "The PDF has no extractable text (probably a scan); run OCR on it first, "
-                "for example with `ocrmypdf in.pdf out.pdf`, and upload the result.",
-                code="pdf_no_text",
-            )
-        title, authors, year = _metadata(doc, pages[0])
-        return ParsedPDF(pages=pages, title=title, authors=authors, year=year)
+            if tessdata() is None:
+                raise PDFError("The PDF has no extractable text (probably a scan), and Tesseract, which reads scans, "
+                               "is not installed: install it (apt install tesseract-ocr, brew install tesseract) and "
+                               "upload the PDF again, or run `ocrmypdf in.pdf out.pdf` and upload the result.",
+                               code="pdf_no_text")
+            raise PDFError("The PDF has no text that could be read, not even by OCR.", code="pdf_no_text")
+        title, authors, year = _metadata(doc, doc[0].get_text() or pages[0])  # with its header: "Journal of X (2023)"
+        return ParsedPDF(pages=pages, title=title, authors=authors, year=year, ocr_pages=scanned)
     finally:
         doc.close()
 
 
 def _metadata(doc, first_page_text):
     meta = doc.metadata or {}
-    title = (meta.get("title") or "").strip() or _largest_line(doc[0]) or ""
+    lines = _first_lines(doc[0])
+    largest = max(lines, key=lambda line: line[1], default=("", 0.0))[0]
+    title = (meta.get("title") or "").strip() or largest
     author = (meta.get("author") or "").strip()
-    authors = [a.strip() for a in re.split(r";|,| and ", author) if a.strip()]
-    found = _YEAR.search(first_page_text) or _YEAR.search(meta.get("creationDate") or "")
-    return title[:300], authors, int(found.group(1)) if found else None
+    authors = _names(author) or _names_under(lines, largest)
+    return title[:300], authors, _year(first_page_text, meta.get("creationDate") or "")
 
 
-def _largest_line(page):
-    """The first-page line set in the largest font: usually a paper's title."""
-    best, best_size = "", 0.0
+def _names(text):
+    """Person names in an author list ("Ann Fisher¹, Bo Lind* and Cy Moss"), or [] if it is not one."""
+    parts = [re.sub(r"[\d*†‡§¹²³⁰-⁹,]+$", "", p.strip()).strip() for p in re.split(r";|,|\band\b|&", text)]
+    names = [p for p in parts if p]
+    return names if names and all(_NAME.fullmatch(n) for n in names) else []
+
+
+def _names_under(lines, title):
+    """The author list of a paper: the first line under its title that reads as names."""
+    at = next((i for i, (text, _) in enumerate(lines) if text == title), None)
+    for text, _ in lines[at + 1:at + 4] if at is not None else []:
+        if names := _names(text):
+            return names
+    return []
+
+
+def _year(first_page, created):
+    """The paper's own year: its arXiv id, a dated line (©, published, proceedings…), the first year on page 1
+    that is not in a citation ("Smith et al. (2019)" names another paper), else the file's creation date."""
+    arxiv = _ARXIV.search(first_page)
+    if arxiv:
+        return 2000 + int(arxiv.group(1))
+    dated = _DATED.search(first_page)
+    found = dated or _YEAR.search(strip_citations(first_page.replace("\n", " ")))
+    if found:
+        return int(found.group(1))
+    made = _YEAR.fullmatch(created[2:6]) if created.startswith("D:") else None  # "D:20230927…"
+    return int(made.group(1)) if made else None
+
+
+def _first_lines(page):
+    """The page's lines (text, font size) in order; the one in the largest font is usually the title."""
+    out = []
     for block in page.get_text("dict").get("blocks", []):
         for line in block.get("lines", []):
             spans = line.get("spans", [])
             text = "".join(s["text"] for s in spans).strip()
-            size = max((s["size"] for s in spans), default=0)
-            if len(text) > 3 and size > best_size + 0.5:
-                best, best_size = text, size
-    return best
+            if len(text) > 3:
+                out.append((text, round(max((s["size"] for s in spans), default=0), 1)))
+    return out

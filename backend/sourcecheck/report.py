@@ -2,11 +2,12 @@
 extension/lib/report.js writes the same report from the same result (tests/unit/test_report.py holds them equal)."""
 
 LABELS = {"contradicted": "Contradicted by your sources", "unsupported": "Not supported by your sources",
-          "supported": "Supported by your sources", "skipped": "Not a factual claim"}
+          "supported": "Supported by your sources", "skipped": "Not a factual claim",
+          "unchecked": "Not checked (the check was stopped first)"}
 ERROR_TYPES = {"entity": "wrong entity or number", "relation": "wrong relation", "contradictory": "contradicts the source",
                "invented": "invented", "subjective": "subjective", "unverifiable": "unverifiable"}
 COUNTS = (("contradicted", "contradicted"), ("unsupported", "not supported"), ("supported", "supported"),
-          ("skipped", "skipped"))
+          ("skipped", "skipped"), ("unchecked", "not checked"))
 
 
 def percent(p):
@@ -21,7 +22,8 @@ def quoted(text):
 def markdown(result, title="", url="", checked_at=""):
     """result: what POST /check answers as JSON (or `sourcecheck check --json` prints)."""
     verdicts = {v["index"]: v for v in result.get("verdicts") or []}
-    labels = [verdicts[s["index"]]["label"] if s["index"] in verdicts else "skipped" for s in result["sentences"]]
+    labels = [verdicts[s["index"]]["label"] if s["index"] in verdicts else
+              "unchecked" if s.get("checkable", True) else "skipped" for s in result["sentences"]]
     lines = ["# sourcecheck report", ""]
     if title or url:
         lines.append(f"- Page: [{title or url}]({url})" if url else f"- Page: {title}")
@@ -40,6 +42,9 @@ def markdown(result, title="", url="", checked_at=""):
             lines.append(f"- Error type: {ERROR_TYPES.get(v['error_type'], v['error_type'])}")
         if v.get("critique"):
             lines.append(f"- Critique: {' '.join(v['critique'].split())}")
+        missing = [c["text"] for c in v.get("cited") or [] if not c.get("document_id")]
+        if missing:
+            lines.append(f"- Cites {', '.join(missing)}, not in your library")
         if v.get("revised") and v["revised"] != s["text"]:
             lines.append(f"- Suggested revision: {' '.join(v['revised'].split())}")
         for e in v.get("evidence") or []:

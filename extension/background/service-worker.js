@@ -31,14 +31,14 @@ const toFriendly = A.toFriendly;
 
 let latestCheckId = null; // a replaced check's late events must not overwrite the newer one's results
 
-/** The last check, kept for the side panel's results list. A check that failed before it found its sentences
- * keeps the results of the one before it, with the failure noted. */
+/** The last check, kept for the side panel's results list. A check that failed or was cancelled before it found
+ * its sentences keeps the results of the one before it (as the page keeps its marks), a failure noted. */
 async function saveLastCheck(state, tab) {
   if (state.checkId !== latestCheckId) return;
-  if (state.status === "error" && !state.sentences.length) {
+  if ((state.status === "error" || state.status === "cancelled") && !state.sentences.length) {
     const { lastCheck: before } = await B.sessionGet("lastCheck");
     if (before && before.sentences && before.sentences.length) {
-      await B.sessionSet({ lastCheck: Object.assign({}, before, { recheckError: state.error }) });
+      if (state.status === "error") await B.sessionSet({ lastCheck: Object.assign({}, before, { recheckError: state.error }) });
       return;
     }
   }
@@ -59,16 +59,25 @@ async function saveLastCheck(state, tab) {
 
 const HISTORY = 20; // finished checks kept for the side panel (and its Markdown export), across restarts
 
+const KEPT_EVIDENCE = 3; // passages kept per sentence: 20 checks stay far below storage.local's 10 MB
+let historyWrites = Promise.resolve(); // one write at a time: two checks ending together both stay
+
 /** Keep a finished (or cancelled) check in local storage, newest first. */
-async function saveHistory(state, tab) {
+function saveHistory(state, tab) {
+  const verdicts = Object.values(state.verdicts).map((v) => Object.assign({}, v, {
+    evidence: (v.evidence || []).slice(0, KEPT_EVIDENCE).map((e) => ({
+      filename: e.filename, document_id: e.document_id, page: e.page, stance: e.stance, quote: e.quote })),
+  }));
   const entry = {
     checkId: state.checkId, at: Date.now(), url: tab ? tab.url : "", title: tab ? tab.title : "", status: state.status,
-    counts: CS.counts(state),
-    result: { sentences: state.sentences, verdicts: Object.values(state.verdicts), summary: state.summary },
+    counts: CS.counts(state), result: { sentences: state.sentences, verdicts, summary: state.summary },
   };
-  const { history } = await B.get("history");
-  const kept = (Array.isArray(history) ? history : []).filter((h) => h.checkId !== state.checkId);
-  await B.set({ history: [entry, ...kept].slice(0, HISTORY) });
+  historyWrites = historyWrites.then(async () => {
+    const { history } = await B.get("history");
+    const kept = (Array.isArray(history) ? history : []).filter((h) => h.checkId !== state.checkId);
+    await B.set({ history: [entry, ...kept].slice(0, HISTORY) });
+  }).catch((err) => console.warn("sourcecheck: the check was not kept in history:", err));
+  return historyWrites;
 }
 
 const lastStates = new Map(); // checkId -> state, to merge re-anchoring reports

@@ -113,7 +113,7 @@
     const port = B.connect(PORT.CHECK);
     current = { checkId, port, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), firstVerdict: 0 };
     const mine = current;
-    showProgress(mine);
+    showProgress(mine, true);
     clearInterval(tick);
     tick = setInterval(() => { if (current === mine && !mine.done) showProgress(mine); else clearInterval(tick); }, 1000);
     port.onMessage.addListener((event) => onEvent(mine, event));
@@ -149,7 +149,10 @@
     return text;
   }
 
-  function showProgress(mine) {
+  /** The progress toast: shown when the check starts, then only its text changes (a closed toast stays closed,
+   * another notice is not covered, and Cancel stays the same button under the pointer). */
+  function showProgress(mine, start) {
+    if (!start) { ui.updateToast("progress", progressText(mine)); return; }
     ui.showToast({
       kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine),
       action: { label: "Cancel", onClick: () => cancelCheck(mine) },

@@ -189,7 +189,8 @@
       const leftRoom = rect.left - 2 * GAP;
       if (right >= w || leftRoom >= w) {
         const x = right >= w ? rect.right + GAP : rect.left - GAP - w;
-        return set({ left: x + "px", top: Math.max(GAP, Math.min(rect.top, H - cap - GAP)) + "px", maxHeight: H - 2 * GAP + "px" });
+        const top = Math.max(GAP, Math.min(rect.top, H - cap - GAP));
+        return set({ left: x + "px", top: top + "px", maxHeight: H - top - GAP + "px" });
       }
       // A sentence taller than the window leaves no side free: use the larger gap, however small.
       if (below >= above) set({ left: left + "px", top: rect.bottom + GAP + "px", maxHeight: Math.max(MIN, below) + "px" });
@@ -227,6 +228,9 @@
       head.append(close);
       card.append(head);
       if (v.critique) card.append(el(doc, "p", "critique", v.critique));
+      // FacTool's citation check: a cited paper that is not in the library cannot back the sentence.
+      const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);
+      if (missing.length) card.append(el(doc, "p", "note cited", `Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`));
       else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
       const evidence = Array.isArray(v.evidence) ? v.evidence : [];
       // Passages that back or refute the sentence first; merely related ones folded away.
@@ -345,6 +349,14 @@
 
     hideToast() {
       if (this.toast) this.toast.classList.remove("show");
+    }
+
+    /** Change the body of the toast shown now, if it is of this kind; false when it is not shown (closed). */
+    updateToast(kind, body) {
+      if (this.toastKind() !== kind) return false;
+      const node = this.toast.querySelector(".body");
+      if (node) node.textContent = body;
+      return !!node;
     }
 
     /** The kind of toast shown now ("progress", "missing", "error", ...), or "" when none is. */

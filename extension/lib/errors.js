@@ -77,7 +77,8 @@
   const FILE_HINTS = {
     not_a_pdf: "Only PDF files can be added.",
     pdf_encrypted: "Remove its password (for example qpdf --decrypt in.pdf out.pdf) and add the result.",
-    pdf_no_text: "It has no text layer, probably a scan: run ocrmypdf on it and add the result.",
+    pdf_no_text: "Nothing on it could be read. If it is a scan, install Tesseract where the backend runs (it reads scans), " +
+      "or run ocrmypdf on it and add the result.",
     pdf_corrupt: "The file is damaged: download or export it again.",
     pdf_empty: "The file has no pages.",
     pdf_too_long: "Split it into parts, or raise SOURCECHECK_MAX_PAGES where the backend runs.",

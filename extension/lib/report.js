@@ -4,10 +4,10 @@
   "use strict";
 
   const LABELS = { contradicted: "Contradicted by your sources", unsupported: "Not supported by your sources",
-    supported: "Supported by your sources", skipped: "Not a factual claim" };
+    supported: "Supported by your sources", skipped: "Not a factual claim", unchecked: "Not checked (the check was stopped first)" };
   const ERROR_TYPES = { entity: "wrong entity or number", relation: "wrong relation", contradictory: "contradicts the source",
     invented: "invented", subjective: "subjective", unverifiable: "unverifiable" };
-  const COUNTS = [["contradicted", "contradicted"], ["unsupported", "not supported"], ["supported", "supported"], ["skipped", "skipped"]];
+  const COUNTS = [["contradicted", "contradicted"], ["unsupported", "not supported"], ["supported", "supported"], ["skipped", "skipped"], ["unchecked", "not checked"]];
 
   const percent = (p) => (p > 0 && p < 0.01 ? "<1%" : p > 0.99 && p < 1 ? ">99%" : Math.round(p * 100) + "%");
   const oneLine = (t) => String(t).split(/\s+/).filter(Boolean).join(" ");
@@ -16,7 +16,8 @@
   /** result: {sentences, verdicts, summary} as POST /check answers it; meta: {title, url, checkedAt}. */
   function markdown(result, meta = {}) {
     const verdicts = new Map((result.verdicts || []).map((v) => [v.index, v]));
-    const labels = result.sentences.map((s) => (verdicts.has(s.index) ? verdicts.get(s.index).label : "skipped"));
+    const labels = result.sentences.map((s) => (verdicts.has(s.index) ? verdicts.get(s.index).label
+      : s.checkable === false ? "skipped" : "unchecked"));
     const lines = ["# sourcecheck report", ""];
     if (meta.title || meta.url) lines.push(meta.url ? `- Page: [${meta.title || meta.url}](${meta.url})` : `- Page: ${meta.title}`);
     if (meta.checkedAt) lines.push(`- Checked: ${meta.checkedAt}`);
@@ -31,6 +32,8 @@
       lines.push(head, "", "> " + oneLine(s.text), "");
       if (v.error_type) lines.push(`- Error type: ${ERROR_TYPES[v.error_type] || v.error_type}`);
       if (v.critique) lines.push(`- Critique: ${oneLine(v.critique)}`);
+      const missing = (v.cited || []).filter((c) => !c.document_id).map((c) => c.text);
+      if (missing.length) lines.push(`- Cites ${missing.join(", ")}, not in your library`);
       if (v.revised && v.revised !== s.text) lines.push(`- Suggested revision: ${oneLine(v.revised)}`);
       for (const e of v.evidence || []) {
         const where = [e.filename || e.document_id, e.page ? `p. ${e.page}` : ""].filter(Boolean).join(", ");

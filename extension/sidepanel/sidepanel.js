@@ -142,15 +142,19 @@
     return li;
   }
 
+  let docGeneration = 0;  // a list answered after a backend switch (or a newer refresh) is not shown
+
   async function refreshDocuments() {
     clearTimeout(docTimer);
+    const generation = ++docGeneration;
     let docs;
     try {
       docs = (await call((c) => c.documents())).documents || [];
     } catch (err) {
-      showBanner(err);
+      if (generation === docGeneration) showBanner(err);
       return;
     }
+    if (generation !== docGeneration) return;
     const list = $("documents");
     list.replaceChildren(...docs.map(docRow));
     $("documents-empty").hidden = docs.length > 0 || $("uploads").children.length > 0;
@@ -161,6 +165,7 @@
   /** Empty the library's rows: on a backend switch (uploads too), or while its library cannot be read. */
   function clearLibrary(uploads) {
     clearTimeout(docTimer);
+    docGeneration += 1;
     $("documents").replaceChildren();
     $("documents-empty").hidden = true;
     if (uploads) $("uploads").replaceChildren();
@@ -331,6 +336,8 @@
         },
       }));
       if (failed) throw E.friendlyError(failed);
+      const { lastCheck: now } = await B.sessionGet("lastCheck");
+      if (!now || now.checkId !== lc.checkId) { $("revise-msg").textContent = ""; return; }  // a newer check came meanwhile
       revisedFor = lc.checkId;
       const parts = globalThis.SC.diff.wordDiff(lc.text, revised);
       $("revision-diff").replaceChildren(...parts.map((p) => (p.op === "same" ? document.createTextNode(p.text) : el(p.op, null, p.text))));

@@ -132,9 +132,13 @@ async function openAt(n) {
   }
   status.dataset.found = String(found);
   status.dataset.page = String(pageNo);
+  // A scanned page has pictures, no text layer: its text was read by OCR in the backend, so nothing to highlight.
+  const scanned = !found && layer && layer.textDivs && layer.textDivs.length === 0;
+  status.dataset.scanned = String(!!scanned);
   status.textContent = !quote ? `Page ${pageNo}.`
     : found ? `Page ${pageNo}: the highlighted passage is the evidence.`
-      : `Page ${n}: the exact passage could not be located on this page; it is quoted here: “${quote}”`;
+      : scanned ? `Page ${n} is a scan (its text was read by OCR), so the passage cannot be highlighted on it; it is quoted here: “${quote}”`
+        : `Page ${n}: the exact passage could not be located on this page; it is quoted here: “${quote}”`;
 }
 
 async function main() {

@@ -138,3 +138,40 @@ def test_cancel_stops_the_check_and_the_next_one_runs(ext, chat, pdf_dir, tmp_pa
         assert done["checkId"] != cancelled["checkId"]
     finally:
         slow.stop()
+
+
+def test_a_card_names_a_cited_paper_that_is_not_in_the_library(ext, chat):
+    chat.evaluate("""() => {
+        const p = document.createElement('p'); p.id = 'cited';
+        p.textContent = 'Jones et al. (2020) showed that the FAVA editor runs on bicycles.';
+        document.querySelector('main').append(p);
+        getSelection().selectAllChildren(p);
+    }""")
+    assert check_done(ext, chat)["status"] == "done"
+    marked = wait_until(lambda: chat.evaluate(HIGHLIGHTS_JS).get("sourcecheck-unsupported"), what="the mark")
+    assert marked == ["Jones et al. (2020) showed that the FAVA editor runs on bicycles."]
+    box = chat.evaluate("() => { const r = [...CSS.highlights.get('sourcecheck-unsupported')][0].getClientRects()[0];"
+                        " return [r.left + 10, (r.top + r.bottom) / 2]; }")
+    chat.mouse.click(*box)
+    ui = ShadowUI(chat)
+    card = wait_until(lambda: ui.shown("card"), what="the card")
+    assert "Cites Jones et al. (2020), which is not in your library." in ShadowUI.text(card)
+
+
+def test_a_scanned_pdf_is_read_and_the_viewer_says_why_it_cannot_highlight(ext, backend, pdf_dir):
+    import urllib.parse
+
+    from pdfs import BRIDGE_PAGES, make_scan
+    from sourcecheck.layout import tessdata
+
+    if tessdata() is None:
+        pytest.skip("Tesseract is not installed (scripts/setup installs it where it can)")
+    doc = backend.wait_ready(backend.upload(make_scan(pdf_dir / "scanned bridge.pdf", BRIDGE_PAGES))["id"])
+    assert doc["pages"] == 2 and doc["chunks"] >= 2
+    quote = "The Golden Gate Bridge opened to traffic on May 27, 1937."
+    viewer = ext.ctx.new_page()
+    viewer.goto(ext.url("viewer/index.html?" + urllib.parse.urlencode({"doc": doc["id"], "page": 1, "q": quote})))
+    status = viewer.wait_for_selector("#status[data-found]", timeout=20000)
+    assert status.get_attribute("data-found") == "false" and status.get_attribute("data-scanned") == "true"
+    assert "is a scan" in status.inner_text() and quote in status.inner_text()
+    backend.request("DELETE", f"/documents/{doc['id']}")

@@ -81,3 +81,72 @@ def test_which_backends_can_read_a_state():
     from sourcecheck.llm.openai_compat import OpenAIModel
 
     assert FakeModel.reads_state and LlamaCppModel.reads_state and not OpenAIModel.reads_state
+
+
+def test_checks_taking_turns_get_their_context_back_even_when_more_than_are_kept(monkeypatch):
+    """_ready_for with llama.cpp's state calls stood in for: five checks (more than KEEP_CONTEXTS) take turns, each
+    in its own thread. Nothing fails, at most KEEP_CONTEXTS copies are held, and a check whose copy is still kept
+    gets it back instead of reading its prompt again."""
+    import threading
+
+    import llama_cpp
+    import numpy as np
+
+    from sourcecheck.llm import llama_cpp as module
+
+    class Context:
+        ctx = object()
+
+    class FakeLlama:  # what _ready_for reads: the token ids of the context and how many are evaluated
+        def __init__(self):
+            self.input_ids, self.n_tokens, self._ctx = np.zeros(4096, dtype=np.intc), 0, Context()
+
+    llm = FakeLlama()
+    saved = {}
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_size", lambda ctx, seq: 8, raising=False)
+
+    def get_data(ctx, dst, size, seq):
+        dst[0] = len(saved) % 256
+        saved[id(dst)] = llm.input_ids[:llm.n_tokens].copy()
+        return size
+
+    def set_data(ctx, src, size, seq):
+        return size
+
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_get_data", get_data, raising=False)
+    monkeypatch.setattr(llama_cpp, "llama_state_seq_set_data", set_data, raising=False)
+    monkeypatch.setattr(llama_cpp, "llama_get_memory", lambda ctx: None, raising=False)
+    monkeypatch.setattr(llama_cpp, "llama_memory_seq_rm", lambda *a: True, raising=False)
+    model = module.LlamaCppModel("none.gguf")
+    model._llm = llm
+    prompts = [[1000 * (u + 1) + i for i in range(300)] for u in range(5)]
+    restored = []
+
+    def turn(user, k):
+        tokens = prompts[user] + [7, 8, 9, k]  # the check's evidence block, then this sentence's claim
+        model._ready_for(tokens)
+        restored.append(module._common(llm.input_ids[:llm.n_tokens], tokens) >= 300)  # its block is in place
+        llm.input_ids[:len(tokens)], llm.n_tokens = tokens, len(tokens)  # "evaluated"
+
+    import queue
+
+    # one long-lived thread per user, as the server's worker threads are (a finished thread's id can be reused)
+    asks, done = [queue.Queue() for _ in range(5)], queue.Queue()
+
+    def user_thread(user):
+        while (k := asks[user].get()) is not None:
+            turn(user, k)
+            done.put(user)
+
+    threads = [threading.Thread(target=user_thread, args=(u,), daemon=True) for u in range(5)]
+    for t in threads:
+        t.start()
+    for k in range(3):
+        for user in range(5):
+            asks[user].put(k)
+            assert done.get(timeout=10) == user
+            assert len(model._kept) <= module.KEEP_CONTEXTS
+    for q in asks:
+        q.put(None)
+    assert not any(restored[:5])  # first turns: nothing to come back to
+    assert sum(restored[5:]) >= 5  # later turns found their context kept at least half the time

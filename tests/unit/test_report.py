@@ -22,6 +22,7 @@ RESULT = {
          "evidence": [{"filename": "fava.pdf", "document_id": "d1", "page": 2, "stance": "refutes",
                        "quote": "we generate 35k\ntraining instances"}]},
         {"index": 2, "label": "supported", "p_supported": 0.995, "error_type": None, "critique": "Supported by fava.pdf.",
+         "cited": [{"text": "Izacard et al. (2022)", "document_id": None}, {"text": "Mishra (2024)", "document_id": "d1"}],
          "revised": None, "evidence": [{"filename": "fava.pdf", "document_id": "d1", "page": 3, "stance": "related",
                                         "quote": "Contriever retrieves passages"}]},
     ],
@@ -42,6 +43,7 @@ def test_the_report_lists_each_sentence_with_label_probability_critique_revision
     assert "- Evidence, fava.pdf, p. 2 (refutes): “we generate 35k training instances”" in md
     assert "## 3. Supported by your sources · P(supported) >99%" in md
     assert "- Evidence, fava.pdf, p. 3: “Contriever retrieves passages”" in md
+    assert "- Cites Izacard et al. (2022), not in your library" in md and "Mishra (2024)" not in md
     assert md.rstrip().endswith("## Revised text\n\nFAVA was trained on 35k instances.")
 
 
@@ -50,7 +52,8 @@ def test_the_side_panel_writes_the_same_report():
     script = ("const r = require(process.argv[1]); const [res, meta] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
               "process.stdout.write(r.markdown(res, meta));")
     meta = {"title": META["title"], "url": META["url"], "checkedAt": META["checked_at"]}
-    for result in (RESULT, {**RESULT, "summary": None}, {**RESULT, "verdicts": []}):
+    cancelled = {**RESULT, "verdicts": RESULT["verdicts"][:1], "summary": None}  # stopped before sentence 3
+    for result in (RESULT, {**RESULT, "summary": None}, {**RESULT, "verdicts": []}, cancelled):
         js = subprocess.run(["node", "-e", script, str(ROOT / "extension/lib/report.js")], input=json.dumps([result, meta]),
                             capture_output=True, text=True, check=True).stdout
         assert js == markdown(result, **META)
@@ -67,3 +70,9 @@ def test_the_cli_prints_the_report(settings, monkeypatch, capsys, bridge_pdf):
     md = capsys.readouterr().out
     assert md.startswith("# sourcecheck report") and md.count("\n## ") == 2
     assert "> The Golden Gate Bridge opened in 1937." in md and "bridge.pdf, p. " in md
+
+
+def test_a_cancelled_check_says_which_sentences_were_not_checked():
+    md = markdown({**RESULT, "verdicts": RESULT["verdicts"][:1], "summary": None})
+    assert "- Result: 1 contradicted, 1 skipped, 1 not checked" in md
+    assert "## 3. Not checked (the check was stopped first)" in md and "## 1. Not a factual claim" in md

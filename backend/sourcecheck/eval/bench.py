@@ -253,16 +253,23 @@ def bench_server(pdf, r):
         proc.wait(timeout=20)
 
 
-# Each run's checks are worded apart so that no check is answered from another's verdict cache.
-WORDING = ["According to the papers, ", "The sources report that ", "It is said that ", "Reportedly, ",
-           "In the studies, "]
+def user_claims(count, fave=FAVE, query=17):
+    """`count` different sentences from the abstracts of the query whose PDF the server holds, in order: checks
+    made of different sentences read different evidence, as different users' checks do."""
+    from sourcecheck.text import split_sentences
+
+    sources = [json.loads(line) for line in open(fave)][query]["sources"]
+    claims = [s.text for src in sources for s in split_sentences(src) if s.checkable and 40 < len(s.text) < 250]
+    if len(claims) < count:
+        raise RuntimeError(f"only {len(claims)} sentences to check, {count} needed")
+    return claims[:count]
 
 
 def stream_check(api, auth, text, t0):
     """Seconds from t0 to the first verdict, to the last first-verdict of a sentence, and to the summary."""
     import httpx
 
-    first, seen = None, set()
+    first, verdicts, seen = None, None, set()
     with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth, timeout=900) as resp:
         for line in resp.iter_lines():
             event = json.loads(line) if line else {}
@@ -280,15 +287,16 @@ def bench_users(api, auth, users=4, rounds=2, per_check=3):
     Throughput is verdicts per minute over the whole wall time; latencies are per check, from its request."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def text(wording, k):
-        picked = [ANSWER[(3 + k * per_check + j) % len(ANSWER)][0] for j in range(per_check)]
-        return " ".join(WORDING[wording] + s[0].lower() + s[1:] for s in picked)
+    claims = user_claims((1 + users) * rounds * per_check)
+
+    def text(check):  # every check its own sentences: none answered from the cache, none sharing its evidence
+        return " ".join(claims[check * per_check:(check + 1) * per_check])
 
     out = {}
-    for n, first_wording in ((1, users), (users, 0)):
+    for n, first_check in ((1, 0), (users, rounds)):
         t = now()
         with ThreadPoolExecutor(n) as pool:
-            done = pool.map(lambda i: [stream_check(api, auth, text(first_wording + i, k), now())
+            done = pool.map(lambda i: [stream_check(api, auth, text(first_check + i * rounds + k), now())
                                        for k in range(rounds)], range(n))
             checks = [c for user in done for c in user]
         wall = now() - t

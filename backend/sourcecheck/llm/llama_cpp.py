@@ -134,17 +134,18 @@ class LlamaCppModel(Model):
         """Before a prompt is read: keep the current context when the prompt would throw it away while its check
         is still running, and put back a kept context that shares more with the prompt. Returns tokens."""
         llm, now = self._llm, time.monotonic()
-        for key in [k for k, (_, _, used) in self._kept.items() if now - used > IN_USE_S]:
-            del self._kept[key]
+        self._prune(now)
         current = llm.input_ids[:llm.n_tokens]
         shared = _common(current, tokens[:-1])
         best = max(self._kept, key=lambda k: _common(self._kept[k][0], tokens[:-1]), default=None)
         gain = _common(self._kept[best][0], tokens[:-1]) - shared if best is not None else 0
+        # taken out before the current context is kept: keeping may push the oldest (often this one) out
+        restore = self._kept.pop(best) if gain > MIN_TOKENS else None
         other = self._used_by != threading.get_ident() and now - self._used_at < IN_USE_S
         if other and shared < len(current) // 2 and len(current) >= MIN_TOKENS:
             self._keep(current.copy(), now)
-        if gain > MIN_TOKENS:
-            ids, data, _ = self._kept.pop(best)
+        if restore:
+            ids, data, _ = restore
             import llama_cpp
 
             ctx = llm._ctx.ctx
@@ -157,6 +158,13 @@ class LlamaCppModel(Model):
         self._used_at, self._used_by = now, threading.get_ident()
         return tokens
 
+    def _prune(self, now=None):
+        """Drop kept contexts nobody came back for (also on a timer: an idle server gives their memory back)."""
+        now = now or time.monotonic()
+        with self._lock:
+            for key in [k for k, (_, _, used) in self._kept.items() if now - used > IN_USE_S]:
+                del self._kept[key]
+
     def _keep(self, ids, now):
         import llama_cpp
 
@@ -167,6 +175,9 @@ class LlamaCppModel(Model):
             self._kept[id(data)] = (ids, data, now)
             while len(self._kept) > KEEP_CONTEXTS:
                 self._kept.popitem(last=False)
+            timer = threading.Timer(IN_USE_S + 1, self._prune)
+            timer.daemon = True
+            timer.start()
 
     def _eval_reusing_prefix(self, tokens, state=False):
         """Evaluate tokens, keeping the KV cache of the prefix they share with the last prompt; with state,

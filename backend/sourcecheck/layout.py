@@ -1,0 +1,108 @@
+"""What a page says, in reading order, without the furniture: two-column pages read column by column, running
+headers, footers and page numbers dropped, the reference list and acknowledgements kept out of the evidence, and
+scanned pages read by OCR (Tesseract through PyMuPDF) when Tesseract is installed."""
+
+import functools
+import re
+from collections import Counter
+
+import pymupdf
+
+# Ligatures expanded ("ﬁ" -> "fi"), text outside the page dropped.
+FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
+BAND = 0.07          # the top and bottom 7 % of a page hold running headers, footers and page numbers
+GUTTER = 0.05        # a block that crosses the middle by more than this share of the width spans the columns
+_REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*|[IVX]+\.\s*)?(references|bibliography|works cited|literature cited)\s*$",
+                         re.IGNORECASE)
+_BACK_TO_BODY = re.compile(r"^\s*(?:[A-Z]\.?\s+|\d+\.?\s*)?(appendix|appendices|supplementary)", re.IGNORECASE)
+_ACKNOWLEDGEMENTS = re.compile(r"^\s*(?:\d+\.?\s*)?acknowledge?ments?\b", re.IGNORECASE)
+_HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])")  # "photo-\ngraphs": one word broken over two lines
+OCR_DPI, OCR_LANGUAGE = 300, "eng"
+_PAGE_NUMBER = re.compile(r"^\s*(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.IGNORECASE)
+
+
+@functools.cache
+def tessdata():
+    """Tesseract's language folder, or None when Tesseract is not installed (scans are then refused)."""
+    try:
+        return pymupdf.get_tessdata() or None
+    except Exception:  # noqa: BLE001 - PyMuPDF raises when it finds no Tesseract
+        return None
+
+
+def page_texts(doc):
+    """The text of each page of an open document, in reading order, without the furniture; and the numbers
+    (from 1) of the pages read by OCR."""
+    pages, scanned = [], []
+    for page in doc:
+        blocks, ocr = _blocks(page)
+        pages.append(blocks)
+        if ocr:
+            scanned.append(page.number + 1)
+    furniture = _repeated_bands(pages)
+    out, in_references = [], False
+    for blocks in pages:
+        kept = []
+        for b in blocks:
+            if b["band"] and (_PAGE_NUMBER.match(b["text"]) or _shape(b["text"]) in furniture):
+                continue
+            first_line = b["text"].split("\n", 1)[0]
+            if _REFERENCES.match(first_line):
+                in_references = True
+            elif in_references and _BACK_TO_BODY.match(first_line):
+                in_references = False
+            if in_references or _ACKNOWLEDGEMENTS.match(first_line):
+                continue
+            kept.append(b["text"])
+        out.append("\n\n".join(kept))
+    return out, scanned
+
+
+def _blocks(page):
+    """The page's text blocks in reading order, each {text, band}: band when it sits in the top or bottom band;
+    and whether they were read by OCR (a page with pictures and no text layer: a scan)."""
+    width, height = page.rect.width, page.rect.height
+    raw = [b for b in page.get_text("blocks", flags=FLAGS) if b[6] == 0 and b[4].strip()]
+    ocr = not raw and bool(page.get_images()) and tessdata() is not None
+    if ocr:
+        textpage = page.get_textpage_ocr(flags=FLAGS, language=OCR_LANGUAGE, dpi=OCR_DPI, full=True,
+                                         tessdata=tessdata())
+        raw = [b for b in page.get_text("blocks", textpage=textpage) if b[6] == 0 and b[4].strip()]
+    # (MuPDF joins hyphenated words in its "text" output but not in "blocks": done here, as it does it)
+    blocks = [{"x0": b[0], "y0": b[1], "x1": b[2], "y1": b[3], "text": _HYPHEN.sub("", b[4].strip()),
+               "band": b[3] <= height * BAND or b[1] >= height * (1 - BAND)} for b in raw]
+    return _reading_order(blocks, width), ocr
+
+
+def _reading_order(blocks, width):
+    """Full-width blocks split the page into bands; within a band, the left column, then the right one."""
+    def side(b):  # a centred title or a wide paragraph crosses the middle; a column's blocks stay on one side
+        if b["x1"] <= width * (0.5 + GUTTER):
+            return "left"
+        return "right" if b["x0"] >= width * (0.5 - GUTTER) else "full"
+
+    ordered, band = [], []
+    for b in sorted(blocks, key=lambda b: (b["y0"], b["x0"])):
+        if side(b) == "full":
+            ordered += _columns(band, side) + [b]
+            band = []
+        else:
+            band.append(b)
+    return ordered + _columns(band, side)
+
+
+def _columns(band, side):
+    return [b for b in band if side(b) == "left"] + [b for b in band if side(b) == "right"]
+
+
+def _shape(text):
+    """A header's text with its numbers masked: "Page 3 · Journal of X 12(4)" repeats as one shape."""
+    return re.sub(r"\d+", "#", " ".join(text.split())).lower()
+
+
+def _repeated_bands(pages):
+    """Shapes of top/bottom band blocks that recur on at least half the pages (3 pages or more)."""
+    if len(pages) < 3:
+        return set()
+    counts = Counter(shape for blocks in pages for shape in {_shape(b["text"]) for b in blocks if b["band"]})
+    return {shape for shape, n in counts.items() if n >= max(2, len(pages) / 2)}
