@@ -59,7 +59,7 @@ SETTINGS = (
     Setting("MAX_UPLOAD_MB", 100, "Largest upload accepted, in megabytes."),
     Setting("MAX_PAGES", 2000, "Most pages a PDF may have."),
     Setting("MAX_LIBRARY_MB", 20000, "Most megabytes of PDFs the library keeps; 0 means no limit."),
-    Setting("PARSE_TIMEOUT_S", 120.0, "Seconds reading one PDF's text may take before it is refused (pdf_timeout)."),
+    Setting("PARSE_TIMEOUT_S", 120.0, "Seconds reading one page of a PDF may take before the PDF is refused (pdf_timeout)."),
     Setting("PARSE_MEMORY_MB", 1536, "Address space the PDF reader's process may map (Linux; it maps about 540 MB "
             "before reading anything), so a PDF built to exhaust memory fails alone (pdf_too_complex)."),
     Setting("TOKEN", "", "Bearer token; empty means one is generated and kept in the index folder."),

@@ -14,8 +14,12 @@ BAND = 0.07          # the top and bottom 7 % of a page hold running headers, fo
 GUTTER = 0.05        # a block that crosses the middle by more than this share of the width spans the columns
 _REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*|[IVX]+\.\s*)?(references|bibliography|works cited|literature cited)\s*$",
                          re.IGNORECASE)
-_BACK_TO_BODY = re.compile(r"^\s*(?:[A-Z]\.?\s+|\d+\.?\s*)?(appendix|appendices|supplementary)", re.IGNORECASE)
+# A reference entry names a year, "et al.", a DOI, an arXiv id, pages or a volume; the first block after the heading
+# that names none of these (a body paragraph, an appendix, a page of contents' next line) ends the list.
+_REFERENCE_ENTRY = re.compile(r"\b(?:19|20)\d\d[a-z]?\b|\bet al\.|\bdoi\b|arxiv|\bpp?\.\s*\d|\bvol\.", re.IGNORECASE)
 _ACKNOWLEDGEMENTS = re.compile(r"^\s*(?:\d+\.?\s*)?acknowledge?ments?\b", re.IGNORECASE)
+COLUMN_TEXT = 80  # characters: less than this on one side of the middle is no column
+TEXT_ON_A_SCAN = 200  # characters: a page that is mostly a picture and has less text than this (a stamp) is OCR'd
 _HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])")  # "photo-\ngraphs": one word broken over two lines
 OCR_DPI, OCR_LANGUAGE = 300, "eng"
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.IGNORECASE)
@@ -30,17 +34,19 @@ def tessdata():
         return None
 
 
-def page_texts(doc):
+def page_texts(doc, on_page=None):
     """The text of each page of an open document, in reading order, without the furniture; and the numbers
-    (from 1) of the pages read by OCR."""
+    (from 1) of the pages read by OCR. on_page(done, total) is called after each page."""
     pages, scanned = [], []
     for page in doc:
         blocks, ocr = _blocks(page)
         pages.append(blocks)
         if ocr:
             scanned.append(page.number + 1)
+        if on_page:
+            on_page(page.number + 1, doc.page_count)
     furniture = _repeated_bands(pages)
-    out, in_references = [], False
+    out, skipping = [], None  # None, "references" or "acknowledgements": the section being left out
     for blocks in pages:
         kept = []
         for b in blocks:
@@ -48,11 +54,18 @@ def page_texts(doc):
                 continue
             first_line = b["text"].split("\n", 1)[0]
             if _REFERENCES.match(first_line):
-                in_references = True
-            elif in_references and _BACK_TO_BODY.match(first_line):
-                in_references = False
-            if in_references or _ACKNOWLEDGEMENTS.match(first_line):
+                skipping = "references"
                 continue
+            if _ACKNOWLEDGEMENTS.match(first_line):
+                # a heading alone in its block: its paragraph is the next block
+                skipping = "acknowledgements" if len(b["text"].split()) <= 3 else None
+                continue
+            if skipping == "references" and _REFERENCE_ENTRY.search(b["text"]):
+                continue
+            if skipping == "acknowledgements":
+                skipping = None
+                continue
+            skipping = None
             kept.append(b["text"])
         out.append("\n\n".join(kept))
     return out, scanned
@@ -63,19 +76,36 @@ def _blocks(page):
     and whether they were read by OCR (a page with pictures and no text layer: a scan)."""
     width, height = page.rect.width, page.rect.height
     raw = [b for b in page.get_text("blocks", flags=FLAGS) if b[6] == 0 and b[4].strip()]
-    ocr = not raw and bool(page.get_images()) and tessdata() is not None
+    ocr = _is_scan(page, raw)
     if ocr:
-        textpage = page.get_textpage_ocr(flags=FLAGS, language=OCR_LANGUAGE, dpi=OCR_DPI, full=True,
-                                         tessdata=tessdata())
-        raw = [b for b in page.get_text("blocks", textpage=textpage) if b[6] == 0 and b[4].strip()]
+        try:
+            textpage = page.get_textpage_ocr(flags=FLAGS, language=OCR_LANGUAGE, dpi=OCR_DPI, full=True,
+                                             tessdata=tessdata())
+            raw = [b for b in page.get_text("blocks", textpage=textpage) if b[6] == 0 and b[4].strip()]
+        except RuntimeError as e:  # Tesseract without its English data, or broken: the page keeps what it had
+            if "alloc" in str(e).lower() or "memory" in str(e).lower():
+                raise  # the reader's memory limit (parser.py): not an OCR problem
+            ocr = False
+    if page.rotation:  # the blocks come in unrotated coordinates: keep the reader's own order, no bands
+        return [{"text": _HYPHEN.sub("", b[4].strip()), "band": False} for b in raw], ocr
     # (MuPDF joins hyphenated words in its "text" output but not in "blocks": done here, as it does it)
     blocks = [{"x0": b[0], "y0": b[1], "x1": b[2], "y1": b[3], "text": _HYPHEN.sub("", b[4].strip()),
                "band": b[3] <= height * BAND or b[1] >= height * (1 - BAND)} for b in raw]
     return _reading_order(blocks, width), ocr
 
 
+def _is_scan(page, raw):
+    """A page to OCR: a picture covering most of it and next to no text (none, or a stamp such as "This content
+    downloaded from…"), when Tesseract is installed."""
+    if sum(len(b[4].strip()) for b in raw) >= TEXT_ON_A_SCAN or tessdata() is None:
+        return False
+    area = abs(page.rect)
+    return any(abs(pymupdf.Rect(info["bbox"]) & page.rect) > 0.5 * area for info in page.get_image_info())
+
+
 def _reading_order(blocks, width):
-    """Full-width blocks split the page into bands; within a band, the left column, then the right one."""
+    """Full-width blocks split the page into bands; within a band that has two columns, the left column, then
+    the right one."""
     def side(b):  # a centred title or a wide paragraph crosses the middle; a column's blocks stay on one side
         if b["x1"] <= width * (0.5 + GUTTER):
             return "left"
@@ -92,7 +122,11 @@ def _reading_order(blocks, width):
 
 
 def _columns(band, side):
-    return [b for b in band if side(b) == "left"] + [b for b in band if side(b) == "right"]
+    left = [b for b in band if side(b) == "left"]
+    right = [b for b in band if side(b) == "right"]
+    if min(sum(len(b["text"]) for b in side_) for side_ in (left, right)) < COLUMN_TEXT:
+        return band  # one column with a stray block beside it (an equation number, a date): top to bottom
+    return left + right
 
 
 def _shape(text):

@@ -123,7 +123,7 @@ class Library:
         data = self.file_bytes(doc_id)
         try:
             self._update(doc_id, status="parsing", progress=0.05, error=None)
-            parsed = self.parse(data)
+            parsed = self.parse(data, on_page=lambda done, total: self._read_page(doc_id, done, total))
             self._update(doc_id, title=parsed.title, authors=parsed.authors, year=parsed.year, pages=len(parsed.pages))
             self._index_pages(doc_id, parsed.pages)
         except Exception as e:  # an unexpected failure still ends in a visible state, not a stuck one
@@ -315,6 +315,12 @@ class Library:
 
     def _file(self, doc_id):
         return self.path / "files" / f"{doc_id}.pdf"
+
+    def _read_page(self, doc_id, done, total):
+        """Reading is the first tenth of the bar, moved page by page (a scan read by OCR takes ~1-2 s a page);
+        written at most once per percent of the document, since each update rewrites the records file."""
+        if done == total or done % max(1, total // 100) == 0:
+            self._update(doc_id, progress=round(0.1 * done / total, 4))
 
     def _update(self, doc_id, **fields):
         with self._lock:

@@ -18,15 +18,32 @@ class IsolatedParser:
         self._lock = threading.Lock()  # one PDF at a time: ingest is one document at a time anyway
         self._process = self._conn = None
 
-    def __call__(self, data):
-        """The PDF's text and metadata (pdf.parse_pdf), read in the child."""
-        return ParsedPDF(**self._ask(("parse", data)))
+    def __call__(self, data, on_page=None):
+        """The PDF's text and metadata (pdf.parse_pdf), read in the child; on_page(done, total) as pages are read."""
+        return ParsedPDF(**self._ask(("parse", data), on_page))
 
     def check(self, data, max_pages=None):
         """pdf.open_pdf in the child: raises PDFError for what is not a usable PDF (the upload's quick check)."""
         self._ask(("check", data, max_pages))
 
-    def _ask(self, message):
+    def _reply(self, conn, on_page):
+        """The child's answer, its page reports passed on meanwhile; None when it died. The time limit is for
+        each report, so a long scan read by OCR goes on while its pages keep coming."""
+        while True:
+            if not conn.poll(self.timeout):
+                self.close()
+                raise PDFError(f"Reading a page of the PDF took longer than {self.timeout:g} s (the PARSE_TIMEOUT_S "
+                               "setting); it may be damaged or built to hang readers.", code="pdf_timeout")
+            try:
+                kind, payload = conn.recv()
+            except (EOFError, OSError):
+                return None
+            if kind != "page":
+                return kind, payload
+            if on_page:
+                on_page(*payload)
+
+    def _ask(self, message, on_page=None):
         with self._lock:
             for attempt in (1, 2):  # a child that left since the last file (idle, see serve) is replaced once
                 conn, process = self._child()
@@ -35,13 +52,8 @@ class IsolatedParser:
                 except OSError:
                     self.close()
                     continue
-                if not conn.poll(self.timeout):
-                    self.close()
-                    raise PDFError(f"Reading the PDF took longer than {self.timeout:g} s (the PARSE_TIMEOUT_S "
-                                   "setting); it may be damaged or built to hang readers.", code="pdf_timeout")
-                try:
-                    kind, payload = conn.recv()
-                except (EOFError, OSError):
+                reply = self._reply(conn, on_page)
+                if reply is None:  # the child is gone
                     process.join(5)
                     idle = process.exitcode == 0  # it left before it read this PDF
                     self.close()
@@ -49,6 +61,7 @@ class IsolatedParser:
                         continue
                     # it died: the memory limit, or a crash in the PDF library
                     raise PDFError(_TOO_BIG.format(self.memory_mb), code="pdf_too_complex") from None
+                kind, payload = reply
                 if kind == "ok":
                     return payload
                 raise PDFError(payload["message"], code=payload["code"], status=payload.get("status"))
@@ -101,7 +114,7 @@ def serve(conn, memory_mb):
                 open_pdf(data, *rest).close()
                 conn.send(("ok", None))
             else:
-                conn.send(("ok", asdict(parse_pdf(data))))
+                conn.send(("ok", asdict(parse_pdf(data, lambda done, total: conn.send(("page", (done, total)))))))
         except PDFError as e:
             conn.send(("error", {**e.to_dict(), "status": e.status}))
         except MemoryError:

@@ -11,10 +11,10 @@ from sourcecheck.text import strip_citations
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
 _NAME = re.compile(r"[A-Z][\w'’.-]+(?:\s+(?:[A-Z]\.|[A-Z][\w'’-]+|van|von|de|der|da|del|di|le|la)){1,3}")
-_ARXIV = re.compile(r"arXiv:\s?(\d\d)(?:0[1-9]|1[0-2])\.\d{4,5}")
-_DATED = re.compile(r"(?:©|\(c\)|copyright|published|accepted|received|proceedings|conference|journal|vol\.|volume)"
-                    r"[^\n]{0,80}?"
-                    r"\b(19[5-9]\d|20[0-4]\d)\b", re.IGNORECASE)
+# arXiv's own stamp in the margin ("arXiv:2310.10627v1 [cs.CL] 16 Oct 2023"), not an arXiv id cited in the text
+_ARXIV = re.compile(r"arXiv:(\d\d)(?:0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?\s*\[[\w.-]+\]")
+_DATED = re.compile(r"(?:©\s*|\(c\)\s*(?=\d{4})|\b(?:copyright|published|accepted|received|proceedings|conference|"
+                    r"journal|volume|vol\.)\b[^\n]{0,80}?)\b(19[5-9]\d|20[0-4]\d)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -50,12 +50,12 @@ def open_pdf(data, max_pages=None):
     return doc
 
 
-def parse_pdf(data):
-    """Extract every page's text and the bibliographic metadata."""
+def parse_pdf(data, on_page=None):
+    """Extract every page's text and the bibliographic metadata; on_page(done, total) after each page."""
     doc = open_pdf(data)
     try:
         try:
-            pages, scanned = page_texts(doc)
+            pages, scanned = page_texts(doc, on_page)
         except Exception as e:
             if isinstance(e, MemoryError) or "memory" in str(e).lower() or "alloc" in str(e).lower():
                 raise  # the reader's memory limit, not a damaged page: parser.py says pdf_too_complex
@@ -76,10 +76,13 @@ def parse_pdf(data):
 def _metadata(doc, first_page_text):
     meta = doc.metadata or {}
     lines = _first_lines(doc[0])
-    largest = max(lines, key=lambda line: line[1], default=("", 0.0))[0]
+    size = max((line[1] for line in lines), default=0.0)
+    start = next((i for i, line in enumerate(lines) if line[1] == size), 0)
+    end = next((i for i in range(start, len(lines)) if lines[i][1] != size), len(lines))
+    largest = " ".join(text for text, _ in lines[start:end])  # a title set over two lines is one title
     title = (meta.get("title") or "").strip() or largest
     author = (meta.get("author") or "").strip()
-    authors = _names(author) or _names_under(lines, largest)
+    authors = _names(author) or _names_under(lines[end:end + 3])
     return title[:300], authors, _year(first_page_text, meta.get("creationDate") or "")
 
 
@@ -90,10 +93,9 @@ def _names(text):
     return names if names and all(_NAME.fullmatch(n) for n in names) else []
 
 
-def _names_under(lines, title):
-    """The author list of a paper: the first line under its title that reads as names."""
-    at = next((i for i, (text, _) in enumerate(lines) if text == title), None)
-    for text, _ in lines[at + 1:at + 4] if at is not None else []:
+def _names_under(lines):
+    """The author list of a paper: the first of the lines under its title that reads as names."""
+    for text, _ in lines:
         if names := _names(text):
             return names
     return []
@@ -105,8 +107,8 @@ def _year(first_page, created):
     arxiv = _ARXIV.search(first_page)
     if arxiv:
         return 2000 + int(arxiv.group(1))
-    dated = _DATED.search(first_page)
-    found = dated or _YEAR.search(strip_citations(first_page.replace("\n", " ")))
+    own = "\n".join(strip_citations(line) for line in first_page.splitlines())  # "(Smith et al., 2019)" is not it
+    found = _DATED.search(own) or _YEAR.search(own)
     if found:
         return int(found.group(1))
     made = _YEAR.fullmatch(created[2:6]) if created.startswith("D:") else None  # "D:20230927…"

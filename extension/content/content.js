@@ -152,10 +152,12 @@
   /** The progress toast: shown when the check starts, then only its text changes (a closed toast stays closed,
    * another notice is not covered, and Cancel stays the same button under the pointer). */
   function showProgress(mine, start) {
-    if (!start) { ui.updateToast("progress", progressText(mine)); return; }
+    if (!start && ui.updateToast("progress", progressText(mine))) return;
+    // Not shown: closed by the person (it stays closed), or a notice took its place and has gone (it comes back).
+    if (!start && (mine.toastClosed || ui.toastKind())) return;
     ui.showToast({
       kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine),
-      action: { label: "Cancel", onClick: () => cancelCheck(mine) },
+      action: { label: "Cancel", onClick: () => cancelCheck(mine) }, onClose: () => { mine.toastClosed = true; },
     });
   }
 

@@ -228,10 +228,10 @@
       head.append(close);
       card.append(head);
       if (v.critique) card.append(el(doc, "p", "critique", v.critique));
+      else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
       // FacTool's citation check: a cited paper that is not in the library cannot back the sentence.
       const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);
       if (missing.length) card.append(el(doc, "p", "note cited", `Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`));
-      else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
       const evidence = Array.isArray(v.evidence) ? v.evidence : [];
       // Passages that back or refute the sentence first; merely related ones folded away.
       const strong = evidence.filter((ev) => ev.stance === "supports" || ev.stance === "refutes");
@@ -313,7 +313,7 @@
       box.dataset.kind = t.kind || (t.error ? "error" : "info");
       const close = el(doc, "button", "close", "×");
       close.title = "Close";
-      close.addEventListener("click", () => this.hideToast());
+      close.addEventListener("click", () => { this.hideToast(); if (t.onClose) t.onClose(); });
       box.append(close, el(doc, "div", "title", t.error ? t.error.message : t.title));
       if (t.body) box.append(el(doc, "div", "body", t.body));
       if (t.action) {

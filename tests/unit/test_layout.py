@@ -97,3 +97,95 @@ def test_a_scan_is_read_by_ocr_and_a_check_is_supported_by_its_quote(tmp_path):
     verdict = result["verdicts"][0]
     assert verdict["label"] == "supported" and verdict["evidence"][0]["page"] == 1
     assert "May 27, 1937" in verdict["evidence"][0]["quote"]
+
+
+def write(path, pages, rotate=0):
+    """A PDF from pages of (rect, text, fontsize) boxes (Helvetica); returns its bytes."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for boxes in pages:
+        page = doc.new_page()
+        for (x0, y0, x1, y1), text, size in boxes:  # tall enough for its lines
+            rect = pymupdf.Rect(x0, y0, x1, max(y1, y0 + 1.6 * size * (text.count("\n") + 1) + 2))
+            assert page.insert_textbox(rect, text, fontsize=size) >= 0, text
+        if rotate:
+            page.set_rotation(rotate)
+    doc.save(str(path))
+    return path.read_bytes()
+
+
+BODY = "The otters were counted in spring from two boats along the northern shore of the bay."
+
+
+def test_a_references_entry_in_the_contents_does_not_hide_the_body_and_an_appendix_is_kept(tmp_path):
+    data = write(tmp_path / "report.pdf", [
+        [((50, 50, 545, 70), "Contents", 14), ((50, 80, 545, 95), "1 Introduction", 10),
+         ((50, 110, 545, 125), "References", 10), ((50, 140, 545, 155), "Appendix A: Tables", 10)],
+        [((50, 50, 545, 300), BODY, 11)],
+        [((50, 50, 545, 70), "References", 12),
+         ((50, 80, 545, 110), "Lee, K. (2018). Counting sea otters from the air. Marine Surveys 4, 1-9.", 10),
+         ((50, 120, 545, 150), "Smith, J. et al. Otters of Scotland. Coastal Notes 2, pp. 3-9.", 10),
+         ((50, 170, 545, 300), "A Proofs. The survey transects cover every kilometre of the shore exactly once.", 10)],
+    ])
+    contents, body, back = (flat(p) for p in parse_pdf(data).pages)
+    assert BODY in body and "1 Introduction" in contents
+    assert "Counting sea otters" not in back and "Otters of Scotland" not in back
+    assert "The survey transects cover every kilometre" in back  # the appendix after the list is body again
+
+
+def test_an_acknowledgements_heading_alone_drops_its_paragraph_only(tmp_path):
+    data = write(tmp_path / "a.pdf", [[((50, 50, 545, 100), BODY, 11), ((50, 120, 545, 135), "Acknowledgements", 12),
+                                       ((50, 140, 545, 180), "We thank the harbour master for the boat.", 10),
+                                       ((50, 200, 545, 260), "Conclusion. Counting by boat works on this coast.", 10)]])
+    text = flat(parse_pdf(data).pages[0])
+    assert BODY in text and "Counting by boat works" in text and "harbour master" not in text
+
+
+def test_a_stray_block_beside_one_column_stays_in_its_place(tmp_path):
+    data = write(tmp_path / "eq.pdf", [[((50, 50, 545, 100), BODY, 11), ((120, 110, 300, 125), "E = m c squared", 11),
+                                        ((500, 110, 545, 125), "(1)", 11),
+                                        ((50, 140, 545, 200), "Equation one gives the energy of each otter.", 11)]])
+    text = flat(parse_pdf(data).pages[0])
+    assert text.index("(1)") < text.index("Equation one gives")
+
+
+def test_a_rotated_page_is_read(tmp_path):
+    data = write(tmp_path / "rot.pdf", [[((50, 50, 545, 100), BODY, 11)]], rotate=90)
+    assert BODY in flat(parse_pdf(data).pages[0])
+
+
+def test_a_title_over_two_lines_is_one_title_and_the_authors_come_from_under_it(tmp_path):
+    data = write(tmp_path / "t.pdf", [[((50, 50, 545, 100), "Counting Sea Otters by Boat and by Air: a Comparison\n"
+                                       "of Two Survey Methods", 16), ((50, 110, 545, 125), "Ann Fisher and Bo Lind", 10),
+                                       ((50, 140, 545, 260), BODY, 10)]])
+    parsed = parse_pdf(data)
+    assert parsed.title == "Counting Sea Otters by Boat and by Air: a Comparison of Two Survey Methods"
+    assert parsed.authors == ["Ann Fisher", "Bo Lind"]
+
+
+@pytest.mark.parametrize("first_page, year", [
+    ("As published by Smith et al. (2019), otters swim.\nOur counts", None),
+    ("We build on arXiv:1706.03762 and (Lee, 2018).\nProceedings of the Coast Conference 2023", 2023),
+    ("arXiv:2310.10627v1 [cs.CL] 16 Oct 2023\nAs Smith (2019) showed", 2023),
+    ("© 2022 Elsevier Ltd.\nSmith et al. (2019) found", 2022),
+])
+def test_the_year_is_the_papers_own(first_page, year):
+    from sourcecheck.pdf import _year
+
+    assert _year(first_page, "") == year
+
+
+def test_a_scan_with_a_stamp_of_text_is_still_read_by_ocr(tmp_path):
+    import pymupdf
+
+    from pdfs import BRIDGE_PAGES, make_scan
+    from sourcecheck.layout import tessdata
+
+    if tessdata() is None:
+        pytest.skip("Tesseract is not installed (scripts/setup installs it where it can)")
+    doc = pymupdf.open(make_scan(tmp_path / "scan.pdf", BRIDGE_PAGES))
+    for page in doc:  # what JSTOR and libraries stamp on every page of a scan
+        page.insert_text((50, 830), "This content downloaded from 10.0.0.1 on Mon, 23 Nov 2026", fontsize=6)
+    parsed = parse_pdf(doc.tobytes())
+    assert parsed.ocr_pages == [1, 2] and "opened to traffic on May 27, 1937" in flat(parsed.pages[0])

@@ -72,3 +72,11 @@ def test_a_pdf_that_needs_more_memory_than_the_limit_is_refused_and_the_reader_r
         parser(bomb)
     assert err.value.code == "pdf_too_complex" and "PARSE_MEMORY_MB" in err.value.message
     assert parser(make_pdf(tmp_path / "b.pdf", BRIDGE_PAGES).read_bytes()).pages
+
+
+def test_pages_are_reported_as_they_are_read(parser, tmp_path):
+    """The child reports each page (the side panel's bar moves while a long scan is read by OCR); the time
+    limit applies to each report, not to the whole PDF."""
+    seen = []
+    parsed = parser(make_pdf(tmp_path / "b.pdf", BRIDGE_PAGES).read_bytes(), on_page=lambda *p: seen.append(p))
+    assert seen == [(1, 2), (2, 2)] and len(parsed.pages) == 2
