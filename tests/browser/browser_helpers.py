@@ -1,6 +1,7 @@
 """Helpers for the browser tests: the real backend as a subprocess, polling, and reading the
 extension's closed shadow root through the DevTools protocol."""
 
+import contextlib
 import json
 import os
 import re
@@ -122,6 +123,20 @@ class Backend:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+
+
+@contextlib.contextmanager
+def slow_backend(ext, index_dir, pdf, delay):
+    """A second backend whose fake judge takes `delay` s per critique, with `pdf` ready and the extension paired
+    with it; stopped afterwards."""
+    b = Backend(index_dir, {"SOURCECHECK_BACKEND": "fake", "SOURCECHECK_EMBEDDINGS": "hash",
+                            "SOURCECHECK_FAKE_DELAY": str(delay)})
+    try:
+        b.wait_ready(b.upload(pdf)["id"])
+        ext.storage({"backendUrl": b.url, "token": b.token})
+        yield b
+    finally:
+        b.stop()
 
 
 # ------------------------------------------------------------------ the closed shadow root, via CDP

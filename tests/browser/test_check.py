@@ -5,7 +5,7 @@ import pytest
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 
-from browser_helpers import HIGHLIGHTS_JS, Backend, ShadowUI, wait_until
+from browser_helpers import HIGHLIGHTS_JS, ShadowUI, slow_backend, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -114,11 +114,8 @@ def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_di
     card shows the critique when it arrives (a second, final verdict for the same sentence)."""
     from browser_pdfs import write_fava
 
-    slow = Backend(tmp_path / "index", {"SOURCECHECK_BACKEND": "fake", "SOURCECHECK_EMBEDDINGS": "hash",
-                                        "SOURCECHECK_FAKE_DELAY": "3"})  # the fake takes 3 s a critique
-    try:
-        slow.wait_ready(slow.upload(write_fava(pdf_dir / "fava-slow.pdf"))["id"])
-        ext.storage({"backendUrl": slow.url, "token": slow.token})
+    # the fake takes 3 s a critique
+    with slow_backend(ext, tmp_path / "index", write_fava(pdf_dir / "fava-slow.pdf"), 3):
         ui = ShadowUI(chat)
         select_answer(chat)
         ext.check_tab(chat)
@@ -137,8 +134,6 @@ def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_di
         assert "Writing the critique" not in text and "wrong entity or number" in text
         chat.screenshot(path=str(artifacts / "card-final.png"))
         assert wait_done(ext)["status"] == "done"
-    finally:
-        slow.stop()
 
 
 def test_a_double_clicked_word_gets_no_check_button(ext, chat):

@@ -3,7 +3,7 @@ re-renders, the selection out of the way, results kept when a re-check fails, an
 
 import pytest
 
-from browser_helpers import HIGHLIGHTS_JS, Backend, ShadowUI, wait_until
+from browser_helpers import HIGHLIGHTS_JS, ShadowUI, slow_backend, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -110,11 +110,8 @@ def test_a_failed_recheck_keeps_the_marks_and_the_results(ext, chat, backend):
 def test_cancel_stops_the_check_and_the_next_one_runs(ext, chat, pdf_dir, tmp_path, artifacts):
     from browser_pdfs import write_fava
 
-    slow = Backend(tmp_path / "index", {"SOURCECHECK_BACKEND": "fake", "SOURCECHECK_EMBEDDINGS": "hash",
-                                        "SOURCECHECK_FAKE_DELAY": "2"})  # 2 s a critique: 3 critiques to write
-    try:
-        slow.wait_ready(slow.upload(write_fava(pdf_dir / "fava-cancel.pdf"))["id"])
-        ext.storage({"backendUrl": slow.url, "token": slow.token})
+    # 2 s a critique: 3 critiques to write
+    with slow_backend(ext, tmp_path / "index", write_fava(pdf_dir / "fava-cancel.pdf"), 2) as slow:
         ui = ShadowUI(chat)
         select_answer(chat)
         ext.check_tab(chat)
@@ -136,8 +133,6 @@ def test_cancel_stops_the_check_and_the_next_one_runs(ext, chat, pdf_dir, tmp_pa
         done = wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done" and lc, timeout=40,
                           what="the next check")
         assert done["checkId"] != cancelled["checkId"]
-    finally:
-        slow.stop()
 
 
 def test_a_card_names_a_cited_paper_that_is_not_in_the_library(ext, chat):
