@@ -50,6 +50,12 @@ class PDFError(SourcecheckError):
     code, status = "pdf_invalid", 422
 
 
+def out_of_memory(e):
+    """Whether an exception from the PDF library is its memory running out (MuPDF: "malloc/realloc (…) failed"),
+    which under the reader's limit means the PDF needs too much, not that it is damaged."""
+    return isinstance(e, MemoryError) or "alloc" in str(e).lower() or "memory" in str(e).lower()
+
+
 class ModelError(SourcecheckError):
     """The judge model is missing, broken, unreachable or answered garbage."""
 

@@ -8,6 +8,8 @@ from collections import Counter
 
 import pymupdf
 
+from sourcecheck.errors import out_of_memory
+
 # Ligatures expanded ("ﬁ" -> "fi"), text outside the page dropped.
 FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
 BAND = 0.07          # the top and bottom 7 % of a page hold running headers, footers and page numbers
@@ -83,14 +85,14 @@ def _blocks(page):
                                              tessdata=tessdata())
             raw = [b for b in page.get_text("blocks", textpage=textpage) if b[6] == 0 and b[4].strip()]
         except RuntimeError as e:  # Tesseract without its English data, or broken: the page keeps what it had
-            if "alloc" in str(e).lower() or "memory" in str(e).lower():
+            if out_of_memory(e):
                 raise  # the reader's memory limit (parser.py): not an OCR problem
             ocr = False
-    if page.rotation:  # the blocks come in unrotated coordinates: keep the reader's own order, no bands
-        return [{"text": _HYPHEN.sub("", b[4].strip()), "band": False} for b in raw], ocr
     # (MuPDF joins hyphenated words in its "text" output but not in "blocks": done here, as it does it)
     blocks = [{"x0": b[0], "y0": b[1], "x1": b[2], "y1": b[3], "text": _HYPHEN.sub("", b[4].strip()),
-               "band": b[3] <= height * BAND or b[1] >= height * (1 - BAND)} for b in raw]
+               "band": not page.rotation and (b[3] <= height * BAND or b[1] >= height * (1 - BAND))} for b in raw]
+    if page.rotation:  # the blocks come in unrotated coordinates: keep the reader's own order, no bands
+        return blocks, ocr
     return _reading_order(blocks, width), ocr
 
 

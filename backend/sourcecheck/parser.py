@@ -5,7 +5,7 @@ import multiprocessing
 import threading
 from dataclasses import asdict
 
-from sourcecheck.errors import PDFError
+from sourcecheck.errors import PDFError, out_of_memory
 from sourcecheck.pdf import ParsedPDF, open_pdf, parse_pdf
 
 
@@ -120,7 +120,7 @@ def serve(conn, memory_mb):
         except MemoryError:
             conn.send(("error", {"code": "pdf_too_complex", "message": _TOO_BIG.format(memory_mb)}))
         except Exception as e:  # noqa: BLE001 - anything the PDF library raises is this PDF's fault
-            big = "alloc" in str(e).lower() or "memory" in str(e).lower()  # malloc, realloc, "out of memory"
+            big = out_of_memory(e)
             conn.send(("error", {"code": "pdf_too_complex" if big else "pdf_corrupt",
                                  "message": _TOO_BIG.format(memory_mb) if big else
                                  f"The PDF is damaged and cannot be read ({str(e)[:200]})."}))

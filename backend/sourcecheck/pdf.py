@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from sourcecheck.errors import PDFError
+from sourcecheck.errors import PDFError, out_of_memory
 from sourcecheck.layout import page_texts, tessdata
 from sourcecheck.text import strip_citations
 
@@ -57,7 +57,7 @@ def parse_pdf(data, on_page=None):
         try:
             pages, scanned = page_texts(doc, on_page)
         except Exception as e:
-            if isinstance(e, MemoryError) or "memory" in str(e).lower() or "alloc" in str(e).lower():
+            if out_of_memory(e):
                 raise  # the reader's memory limit, not a damaged page: parser.py says pdf_too_complex
             raise PDFError("A page of the PDF is damaged and cannot be read.", code="pdf_corrupt") from None
         if not any(p.strip() for p in pages):

@@ -21,8 +21,7 @@ const MENU_ID = "sourcecheck-check-selection";
 const CONTENT = ext.runtime.getManifest().content_scripts[0];
 
 async function client() {
-  const s = await S.load(B.get);
-  return new A.BackendClient({ baseUrl: s.backendUrl, token: s.token });
+  return A.clientFor(await S.load(B.get));
 }
 
 const toFriendly = A.toFriendly;

@@ -139,7 +139,10 @@
     }
   }
 
-  const api = { BackendClient, BackendError, toFriendly };
+  /** The client for the backend the settings (lib/settings.js load()) name, with its token. */
+  const clientFor = (settings) => new BackendClient({ baseUrl: settings.backendUrl, token: settings.token });
+
+  const api = { BackendClient, BackendError, toFriendly, clientFor };
   root.SC = root.SC || {};
   root.SC.apiClient = api;
   if (typeof module === "object" && module.exports) module.exports = api;

@@ -21,8 +21,7 @@
 
   /** The backend as the settings say now; call(fn) runs fn(client), its errors made friendly. */
   async function client() {
-    const s = await S.load(B.get);
-    return new A.BackendClient({ baseUrl: s.backendUrl, token: s.token });
+    return A.clientFor(await S.load(B.get));
   }
 
   async function call(fn) {
@@ -97,7 +96,7 @@
     $("pair-result").textContent = "Pairing…";
     try {
       const s = await S.load(B.get);
-      const res = await call(() => new A.BackendClient({ baseUrl: s.backendUrl }).pair(code));
+      const res = await call((c) => c.pair(code));  // pairing sends no token
       await B.set(S.paired(s, res.token));
       $("pair-result").textContent = "Paired.";
       $("pair-code").value = "";

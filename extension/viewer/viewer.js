@@ -26,7 +26,7 @@ function showError(err) {
 async function fetchBytes(id) {
   const s = await S.load(B.get);
   try {
-    return new Uint8Array(await new A.BackendClient({ baseUrl: s.backendUrl, token: s.token }).file(id));
+    return new Uint8Array(await A.clientFor(s).file(id));
   } catch (err) {
     throw A.toFriendly(err);
   }

@@ -407,8 +407,8 @@ def rows(r):
         row("server: idle RSS, model loaded after a check", f"{r['server_rss_mb'] / 1024:.2f} GB "
             f"(started {r['server_rss_started_mb']:.0f} MB, after an upload {r['server_rss_ingested_mb']:.0f} MB)", "≤ 2 GB", r["server_rss_mb"] <= 2048)
     if "users" in r:
-        one, many = r["users"]["1"], r["users"][max(r["users"], key=int)]
         n = max(r["users"], key=int)
+        one, many = r["users"]["1"], r["users"][n]
         for name, u in (("1 user", one), (f"{n} users at once", many)):
             c = u["checks"]
             row(f"server: {name}, {len(c)} checks of 3 sentences: verdicts/min",

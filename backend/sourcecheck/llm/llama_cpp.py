@@ -137,8 +137,8 @@ class LlamaCppModel(Model):
         self._prune(now)
         current = llm.input_ids[:llm.n_tokens]
         shared = _common(current, tokens[:-1])
-        best = max(self._kept, key=lambda k: _common(self._kept[k][0], tokens[:-1]), default=None)
-        gain = _common(self._kept[best][0], tokens[:-1]) - shared if best is not None else 0
+        gain, best = max(((_common(ids, tokens[:-1]) - shared, k) for k, (ids, _, _) in self._kept.items()),
+                         default=(0, None))
         # taken out before the current context is kept: keeping may push the oldest (often this one) out
         restore = self._kept.pop(best) if gain > MIN_TOKENS else None
         other = self._used_by != threading.get_ident() and now - self._used_at < IN_USE_S
