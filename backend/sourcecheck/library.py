@@ -16,7 +16,7 @@ from chromadb.config import Settings
 
 from sourcecheck.chunking import chunk_page
 from sourcecheck.errors import LibraryFull, NotFound, PDFError, SourcecheckError
-from sourcecheck.lexical import BM25
+from sourcecheck.lexical import LexicalIndex
 from sourcecheck.pdf import open_pdf, parse_pdf
 
 # Chunks embedded per call: one call sorts its texts by length, so larger groups pad less (a 300-page
@@ -59,7 +59,6 @@ class Library:
         self.check = check or (lambda data, pages: open_pdf(data, pages).close())
         self._lock = threading.RLock()
         self._stopping = threading.Event()  # stop(): ingests end between two writes
-        self._bm25 = None
         self._memory_files = {}  # PDF bytes of an in-memory library
         chroma_settings = Settings(anonymized_telemetry=False, allow_reset=False)
         if path is None:
@@ -67,6 +66,7 @@ class Library:
             self._client = chromadb.EphemeralClient(settings=chroma_settings)
             collection = f"chunks_{uuid.uuid4().hex[:8]}"
             self._docs = {}
+            self._lexical = LexicalIndex()
         else:
             self.path = Path(path)
             (self.path / "files").mkdir(parents=True, exist_ok=True)
@@ -77,11 +77,13 @@ class Library:
             self._client = chromadb.PersistentClient(path=str(self.path / "chroma"), settings=chroma_settings)
             collection = "chunks_" + embedding_function.name().replace("sourcecheck-", "")
             self._docs = self._load_records()
+            self._lexical = LexicalIndex(self.path / "lexical.sqlite")
         # The embedding function is passed explicitly: Chroma's default one downloads a model.
         self._collection = self._client.get_or_create_collection(
             collection, embedding_function=embedding_function, metadata={"hnsw:space": "cosine"}
         )
         self._finish_deletes()
+        self._reconcile_lexical()
 
     # -- documents ---------------------------------------------------------------------------
 
@@ -108,11 +110,7 @@ class Library:
                 self._file(doc_id).write_bytes(data)
             else:
                 self._memory_files[doc_id] = data
-            self._docs[doc_id] = {
-                "id": doc_id, "filename": Path(filename or "document.pdf").name, "title": "", "authors": [],
-                "year": None, "sha256": sha, "pages": 0, "chunks": 0, "status": "queued", "progress": 0.0,
-                "error": None, "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            }
+            self._docs[doc_id] = _record(doc_id, Path(filename or "document.pdf").name, sha)
             self._save_records()
             return dict(self._docs[doc_id]), existing is None
 
@@ -140,11 +138,8 @@ class Library:
         with self._lock:
             if doc_id in self._docs:
                 return dict(self._docs[doc_id])
-            self._docs[doc_id] = {
-                "id": doc_id, "filename": filename or f"{title}.txt", "title": title, "authors": [], "year": None,
-                "sha256": None, "pages": len(pages), "chunks": 0, "status": "parsing", "progress": 0.0,
-                "error": None, "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            }
+            self._docs[doc_id] = _record(doc_id, filename or f"{title}.txt", None, status="parsing", title=title,
+                                         pages=len(pages))
         self._index_pages(doc_id, pages)
         return self.get(doc_id)
 
@@ -167,8 +162,7 @@ class Library:
                     return  # deleted while it was being indexed, or the server is stopping: resumed at the next
                     # start (pending()), the chunks written so far are written again
                 self._collection.upsert(ids=ids, documents=texts, embeddings=vectors, metadatas=metas)
-                if self._bm25 is not None:
-                    self._bm25.add(ids, texts, metas)
+                self._lexical.add(ids, texts, [doc_id] * len(ids))
             self._update(doc_id, progress=0.1 + 0.9 * (b + len(group)) / len(chunks))
         self._update(doc_id, status="ready", progress=1.0, chunks=len(chunks))
 
@@ -219,11 +213,15 @@ class Library:
             return self._collection.get(include=["documents"])["documents"]
 
     def add_chunks(self, ids, texts, vectors, metadatas):
-        """Index chunks whose embeddings are known (the bench's synthetic library); no document record."""
+        """Index chunks whose embeddings are known (the bench's synthetic library): each document is recorded as
+        ready text, without a PDF."""
         with self._lock:
             self._collection.add(ids=ids, documents=texts, embeddings=vectors, metadatas=metadatas)
-            if self._bm25 is not None:
-                self._bm25.add(ids, texts, metadatas)
+            self._lexical.add(ids, texts, [m["document_id"] for m in metadatas])
+            for doc_id in {m["document_id"] for m in metadatas}:
+                doc = self._docs.setdefault(doc_id, _record(doc_id, f"{doc_id}.txt", None, status="ready"))
+                doc["chunks"] += sum(m["document_id"] == doc_id for m in metadatas)
+            self._save_records()
 
     def stop(self):
         """Let a running ingest end between two writes and wait for the write in progress: a server that stops
@@ -233,9 +231,11 @@ class Library:
             pass
 
     def close(self):
-        """Drop an in-memory library's chunks: Chroma's in-memory client outlives the Library object."""
+        """Drop an in-memory library's chunks (Chroma's in-memory client outlives the Library object); close the
+        lexical index."""
         if self.path is None:
             self._client.delete_collection(self._collection.name)
+        self._lexical.close()
 
     def counts(self):
         with self._lock:
@@ -256,10 +256,8 @@ class Library:
         vectors = self.embedding_function(list(queries))
         dense = self._collection.query(query_embeddings=vectors, n_results=min(candidates, total), where=where,
                                        include=["documents", "metadatas", "distances"])
-        with self._lock:  # ingestion updates the lexical index in place
-            bm25 = self._bm25_index()
-            lexical = [[(cid, lex, *bm25.chunk(cid)) for cid, lex in bm25.top(q, candidates, document_ids)]
-                       for q in queries]
+        with self._lock:  # one SQLite connection, shared with ingestion
+            lexical = [self._lexical.top(q, candidates, document_ids) for q in queries]
         results = []
         for qi, query in enumerate(queries):
             hits = {}
@@ -267,15 +265,14 @@ class Library:
                                                                 dense["metadatas"][qi], dense["distances"][qi])):
                 hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
                                 similarity=1.0 - dist, fused=1.0 / (60 + rank))
-            for rank, (cid, lex, text, meta) in enumerate(lexical[qi]):
+            for rank, (cid, lex) in enumerate(lexical[qi]):
                 hit = hits.get(cid)
-                if hit is None:
-                    hit = hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
-                                          similarity=float("nan"))
+                if hit is None:  # found by its words alone: its text and place are read below
+                    hit = hits[cid] = Hit(cid, "", 0, 0, 0, "", similarity=float("nan"))
                 hit.lexical = lex
                 hit.fused += 1.0 / (60 + rank)
-            self._fill_similarity(vectors[qi], [h for h in hits.values() if math.isnan(h.similarity)])
             results.append(sorted(hits.values(), key=lambda h: -h.fused)[:k])
+        self._fill_lexical_only(vectors, results)
         return results
 
     def dense_search(self, vector, candidates=20):
@@ -283,28 +280,40 @@ class Library:
         return self._collection.query(query_embeddings=[vector], n_results=candidates,
                                       include=["documents", "metadatas", "distances"])
 
-    def _fill_similarity(self, vector, hits):
-        if not hits:
+    def _fill_lexical_only(self, vectors, results):
+        """Text, place and cosine similarity of the kept hits that dense search did not return, in one read; a
+        chunk gone from Chroma meanwhile (a document deleted under the search) is dropped."""
+        missing = {h.chunk_id for hits in results for h in hits if math.isnan(h.similarity)}
+        if not missing:
             return
-        got = self._collection.get(ids=[h.chunk_id for h in hits], include=["embeddings"])
-        by_id = dict(zip(got["ids"], got["embeddings"]))
-        for h in hits:
-            h.similarity = float(np.dot(vector, by_id[h.chunk_id])) if h.chunk_id in by_id else 0.0
+        got = self._collection.get(ids=sorted(missing), include=["documents", "metadatas", "embeddings"])
+        found = {cid: (text, meta, vec) for cid, text, meta, vec in
+                 zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"])}
+        for qi, hits in enumerate(results):
+            for h in hits:
+                if h.chunk_id in found and math.isnan(h.similarity):
+                    text, meta, vec = found[h.chunk_id]
+                    h.document_id, h.page, h.start, h.end, h.text = (meta["document_id"], meta["page"], meta["start"],
+                                                                     meta["end"], text)
+                    h.similarity = float(np.dot(vectors[qi], vec))
+            hits[:] = [h for h in hits if not math.isnan(h.similarity)]
 
-    def load_lexical(self):
-        """Read the lexical index now (else the first search does); returns how many chunks it holds."""
-        return len(self._bm25_index())
-
-    def _bm25_index(self):
-        """The lexical index, read from Chroma once per process and then kept up to date in place."""
+    def _reconcile_lexical(self):
+        """Bring the lexical index in step with Chroma, document by document: a ready document indexed with
+        another number of chunks (a library from before the index existed, a crash between the two writes) is
+        read again from Chroma; a document without a record is dropped. Documents still being ingested are left
+        as they are: their ingest starts again and writes both."""
         with self._lock:
-            if self._bm25 is None:
-                bm25 = BM25()
-                for offset in range(0, self._collection.count(), READ_PAGE):
-                    got = self._collection.get(include=["documents", "metadatas"], limit=READ_PAGE, offset=offset)
-                    bm25.add(got["ids"], got["documents"], got["metadatas"])
-                self._bm25 = bm25
-            return self._bm25
+            indexed = self._lexical.counts()
+            for doc_id in set(indexed) - set(self._docs):
+                self._lexical.remove_document(doc_id)
+            for doc in self._docs.values():
+                if doc["status"] == "ready" and indexed.get(doc["id"], 0) != doc["chunks"]:
+                    self._lexical.remove_document(doc["id"])
+                    for offset in range(0, doc["chunks"], READ_PAGE):
+                        got = self._collection.get(where={"document_id": doc["id"]}, include=["documents"],
+                                                   limit=READ_PAGE, offset=offset)
+                        self._lexical.add(got["ids"], got["documents"], [doc["id"]] * len(got["ids"]))
 
     # -- storage -----------------------------------------------------------------------------
 
@@ -331,8 +340,7 @@ class Library:
     def _remove_chunks(self, doc_id):
         with self._lock:
             self._collection.delete(where={"document_id": doc_id})
-            if self._bm25 is not None:
-                self._bm25.remove_document(doc_id)
+            self._lexical.remove_document(doc_id)
 
     def _load_records(self):
         records = self.path / "documents.json"
@@ -346,3 +354,10 @@ class Library:
         tmp = self.path / "documents.json.tmp"
         tmp.write_text(json.dumps(list(self._docs.values()), indent=1))
         os.replace(tmp, self.path / "documents.json")  # atomic: a crash never leaves half a file
+
+
+def _record(doc_id, filename, sha256, status="queued", **fields):
+    """A new document's record, as GET /documents lists it."""
+    return {"id": doc_id, "filename": filename, "title": "", "authors": [], "year": None, "sha256": sha256, "pages": 0,
+            "chunks": 0, "status": status, "progress": 0.0, "error": None,
+            "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), **fields}

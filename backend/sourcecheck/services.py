@@ -77,15 +77,14 @@ class Services:
             self.queue_ingest(doc_id)
 
     def warm_up(self):
-        """Load the lexical index, the embedding model and the judge model in the background.
+        """Load the embedding model and the judge model in the background.
 
-        The server answers at once; the first check then finds them loaded instead of paying ~20 s
-        (model and embeddings) plus the lexical index of a large library (14 s at 100k chunks).
+        The server answers at once; the first check then finds them loaded instead of paying ~20 s.
         """
         def work():
             try:
                 library = self.library()
-                library.search("warm up")  # the embedding model and the lexical index
+                library.search("warm up")  # the embedding model, Chroma's vectors and the lexical index's pages
                 self.judge().prepare()
             except Exception:  # a missing or broken model is reported by /health and by the first check
                 pass

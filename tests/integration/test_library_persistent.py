@@ -49,3 +49,33 @@ def test_semantic_search_finds_paraphrases(tmp_path, fava_pdf, bridge_pdf):
         right = max(h.similarity for h in hits if (h.document_id, h.page) == (doc, page))
         wrong = [h.similarity for h in hits if (h.document_id, h.page) != (doc, page)]
         assert right > max(wrong, default=0.0) + 0.05, query  # by a margin, not by a hair
+
+
+def test_lexical_index_is_persisted_and_reconciled_with_chroma(tmp_path, fava_pdf, bridge_pdf):
+    from sourcecheck.embeddings import HashEmbedding  # lexical hits are what is looked at here
+
+    path = tmp_path / "index"
+    lib = Library(path, HashEmbedding())
+    ids = [lib.ingest(lib.add_pdf(pdf.read_bytes(), pdf.name)[0]["id"])["id"] for pdf in (fava_pdf, bridge_pdf)]
+    chunks = {i: lib.get(i)["chunks"] for i in ids}
+    assert lib._lexical.counts() == chunks
+    del lib
+
+    reopened = Library(path, HashEmbedding())  # nothing read up front: the index is the file beside Chroma
+    assert reopened._lexical.counts() == chunks
+    hit = reopened.search("35,074 training instances", k=1)[0]
+    assert hit.lexical > 0 and "35,074" in hit.text and hit.page == 2
+    # A crash between Chroma's write and the lexical one, and a document the records no longer have:
+    reopened._lexical.remove_document(ids[0])
+    reopened._lexical.add(["ghost:1:0"], ["35,074 ghost words"], ["d_ghost"])
+    del reopened
+    repaired = Library(path, HashEmbedding())
+    assert repaired._lexical.counts() == chunks
+    assert repaired.search("35,074 training instances", k=1)[0].document_id == ids[0]
+
+    (path / "lexical.sqlite").unlink()  # a library made before the lexical index was a file: built once
+    for extra in path.glob("lexical.sqlite-*"):
+        extra.unlink()
+    rebuilt = Library(path, HashEmbedding())
+    assert rebuilt._lexical.counts() == chunks
+    assert "International Orange" in rebuilt.search("International Orange paint", k=1)[0].text

@@ -319,11 +319,11 @@ def rss_mb(pid):
 def bench_search(emb, r):
     from sourcecheck.library import Library
 
-    path = WORK / "search100k"
-    if not (path / "done").exists():
+    path, done = WORK / "search100k", WORK / "search100k" / "done-records"  # records came with the lexical file
+    if not done.exists():
         shutil.rmtree(path, ignore_errors=True)
     lib = Library(path, emb)
-    if not (path / "done").exists():  # random unit vectors; texts drawn from the abstracts' words
+    if not done.exists():  # random unit vectors; texts drawn from the abstracts' words
         rng = np.random.default_rng(0)
         words = np.array(" ".join(json.loads(line)["sources"][0] for line in open(FAVE)).split())
         t = now()
@@ -334,11 +334,11 @@ def bench_search(emb, r):
             lib.add_chunks([f"c{b + i}" for i in range(5000)], texts, vectors, [{"document_id": f"d{(b + i) // 40}", "page": 1, "start": 0, "end": 1}
                                      for i in range(5000)])
         r["search_build_s"] = now() - t
-        (path / "done").touch()
+        done.touch()
     r["search_chunks"] = lib.counts()["chunks"]
-    t = now()
-    lib.load_lexical()  # read from Chroma in pages, once per process; kept up to date in place afterwards
-    r["bm25_build_s"] = now() - t
+    lib.close()
+    r["search_cold"] = cold_search(path)
+    lib = Library(path, emb)
     queries = [s for s, _ in ANSWER]
     vectors = emb(queries)
     hybrid, dense = [], []
@@ -353,6 +353,23 @@ def bench_search(emb, r):
     r["search_hybrid_ms"] = 1000 * float(np.median(hybrid))
     r["search_hybrid_max_ms"] = 1000 * max(hybrid)
     r["search_dense_ms"] = 1000 * float(np.median(dense))
+
+
+def cold_search(path):
+    """A new process opens the library and searches once, then again: what the first check after a start
+    waits for. The embedding model is loaded and run once before the clock starts (its load is the server's
+    warm-up, not the library's); the OS file cache is as the build left it."""
+    code = f"""if True:
+        import json, time
+        from sourcecheck.embeddings import MiniLMEmbedding
+        from sourcecheck.library import Library
+        emb = MiniLMEmbedding(); emb(["warm"])
+        t = time.perf_counter(); lib = Library({str(path)!r}, emb); opened = time.perf_counter() - t
+        t = time.perf_counter(); lib.search({ANSWER[0][0]!r}, 5, None, 20); first = time.perf_counter() - t
+        t = time.perf_counter(); lib.search({ANSWER[1][0]!r}, 5, None, 20); second = time.perf_counter() - t
+        print(json.dumps({{"open_s": opened, "first_s": first, "second_s": second}}))"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
 
 
 # -- the table ------------------------------------------------------------------------------------------
@@ -419,7 +436,10 @@ def rows(r):
         row(f"search: top-5 hybrid at {r['search_chunks']:,} chunks (median)",
             f"{r['search_hybrid_ms']:.0f} ms (max {r['search_hybrid_max_ms']:.0f})", "≤ 50 ms", r["search_hybrid_ms"] <= 50)
         row("search: dense (Chroma HNSW) only, median", f"{r['search_dense_ms']:.1f} ms")
-        row("search: BM25 index read from Chroma (first search of a process)", f"{r['bm25_build_s']:.1f} s", "", None)
+        c = r["search_cold"]
+        row("search: first search of a new process (library opened, then one search)",
+            f"{c['open_s'] + c['first_s']:.2f} s (open {c['open_s']:.2f} s, search {1000 * c['first_s']:.0f} ms; "
+            f"the next {1000 * c['second_s']:.0f} ms)", "≤ 1 s", c["open_s"] + c["first_s"] <= 1)
     for name, error in r.get("errors", {}).items():
         row(f"{name}: FAILED", error[:100])
     if "others_cores" in r:
