@@ -2,6 +2,8 @@
 
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
@@ -62,35 +64,49 @@ def _events(text, sentences, library, judge, ready, documents, options):
     claims = {s.index: strip_citations(s.text) for s in checkable}
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
     hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
-    by_index, later = {}, []
-    block = EvidenceBlock()
+    # The shared block grows in sentence order, so every prompt's evidence is fixed first (cheap); the model calls
+    # then run up to judge.model.concurrent at once (a remote server batches them), their results taken in order.
+    block, jobs = EvidenceBlock(), []
     for s in checkable:
         claim = claims[s.index]
         evidence = select_evidence(claim, hits[s.index], filenames, options.top_k)
         shown = (block.add(evidence) if options.prompt_evidence == "shared" else
                  aligned(claim, evidence) if options.prompt_evidence == "aligned" else None)
-        score = judge.score(claim, evidence, decompose=options.decompose, shown=shown, sensitivity=options.sensitivity)
-        final = score.label == "supported" or not options.critique
-        card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
-        by_index[s.index] = {"type": "verdict", "index": s.index, "label": score.label,
-                             "p_supported": round(score.p_supported, 4), "error_type": None, "critique": None,
-                             "revised": None, **card, "final": final,
-                             "evidence": _for_people(evidence, score.stances, score.label),
-                             "cited": cited[s.index]}
-        if score.conflict:
-            by_index[s.index]["conflict"] = score.conflict.to_dict()
-        if options.internals:
-            by_index[s.index]["internals"] = {"p_raw": score.p_raw, "signals": score.signals, "state": score.state}
-        if not final:
-            later.append((s.index, claim, evidence, shown, score))
-        yield dict(by_index[s.index])
+        jobs.append((s.index, claim, evidence, shown))
+    workers = getattr(judge.model, "concurrent", 1)
+
+    def score_one(job):
+        _, claim, evidence, shown = job
+        return judge.score(claim, evidence, decompose=options.decompose, shown=shown, sensitivity=options.sensitivity)
+
+    by_index, later = {}, []
+    with closing(ordered(score_one, jobs, workers)) as scores:
+        for (index, claim, evidence, shown), score in zip(jobs, scores):
+            final = score.label == "supported" or not options.critique
+            card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
+            by_index[index] = {"type": "verdict", "index": index, "label": score.label,
+                               "p_supported": round(score.p_supported, 4), "error_type": None, "critique": None,
+                               "revised": None, **card, "final": final,
+                               "evidence": _for_people(evidence, score.stances, score.label),
+                               "cited": cited[index]}
+            if score.conflict:
+                by_index[index]["conflict"] = score.conflict.to_dict()
+            if options.internals:
+                by_index[index]["internals"] = {"p_raw": score.p_raw, "signals": score.signals, "state": score.state}
+            if not final:  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
+                later.append((index, claim, evidence, block.shown_for(evidence, shown), score))
+            yield dict(by_index[index])
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
     # scoring passes, and each card fills in when its critique is written (the same index again, final).
-    for index, claim, evidence, shown, score in later:
-        shown = block.shown_for(evidence, shown)
-        by_index[index] = {**by_index[index], **judge.explain(claim, evidence, score, shown),
-                           "final": True}
-        yield dict(by_index[index])
+
+    def explain_one(job):
+        _, claim, evidence, shown, score = job
+        return judge.explain(claim, evidence, score, shown)
+
+    with closing(ordered(explain_one, later, workers)) as cards:
+        for (index, *_), card in zip(later, cards):
+            by_index[index] = {**by_index[index], **card, "final": True}
+            yield dict(by_index[index])
     verdicts = list(by_index.values())
     counts = {"supported": 0, "contradicted": 0, "unsupported": 0, "skipped": len(sentences) - len(checkable)}
     for v in verdicts:
@@ -101,6 +117,22 @@ def _events(text, sentences, library, judge, ready, documents, options):
                                            for v in verdicts if v["label"] != "supported"])
     yield {"type": "summary", "p_all_supported": round(math.prod(v["p_supported"] for v in verdicts), 6),
            "counts": counts, "revised_text": revised, "elapsed_ms": int((time.monotonic() - started) * 1000)}
+
+
+def ordered(fn, items, workers=1):
+    """fn(item) for each item, up to `workers` calls at once, yielded in the items' order (an error where its
+    item's result would be). Closing the generator cancels the calls not started; those running finish and are
+    dropped, so a client that leaves costs at most `workers` more calls."""
+    if workers <= 1:  # no thread: each call made only when its result is asked for, as before
+        yield from map(fn, items)
+        return
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="judge")
+    try:
+        futures = [pool.submit(fn, item) for item in items]
+        for future in futures:
+            yield future.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _for_people(evidence, stances, label):

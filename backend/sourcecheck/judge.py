@@ -80,7 +80,7 @@ class Judge:
         if sensitivity not in self.thresholds:
             raise ConfigError(f"Unknown sensitivity {sensitivity!r}; use one of {', '.join(self.thresholds)}.")
         self.threshold = threshold if threshold is not None else self.thresholds[sensitivity]
-        self._lock = threading.Lock()  # request threads share the cache
+        self._lock = threading.Lock()  # request threads, and a check's own scoring threads, share the cache
         self._system = prompt("system").template.strip()
         self._cache = OrderedDict()
 
@@ -136,7 +136,7 @@ class Judge:
         """
         key = (claim, tuple(e.passage for e in evidence), None if shown is None else tuple(e.passage for e in shown),
                decompose)
-        found = self._cache.get(key)
+        found = self._recall(key)
         if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
             answers = [self.p_yes(c, evidence, shown) for c in claims]
@@ -175,7 +175,7 @@ class Judge:
                 return {"error_type": None, "critique": note, "revised": None}
             return {"error_type": None, "critique": _supported_note(evidence), "revised": None}
         key = ("explain", claim, tuple(e.passage for e in evidence), score.label)
-        cached = self._cache.get(key)
+        cached = self._recall(key)
         if cached is not None:
             return dict(cached)
         if score.conflict:
@@ -207,6 +207,11 @@ class Judge:
         if critique or v.label == "supported":
             return {**out, **self.explain(claim, evidence, v, shown)}
         return {**out, "error_type": None, "critique": None, "revised": None}
+
+    def _recall(self, key):
+        # under the lock: another thread may be evicting from the OrderedDict at this moment
+        with self._lock:
+            return self._cache.get(key)
 
     def _remember(self, key, value):
         with self._lock:

@@ -18,7 +18,7 @@ def _openai(settings):
     from sourcecheck.llm.openai_compat import OpenAIModel
 
     return OpenAIModel(settings["OPENAI_BASE_URL"], settings["MODEL"], settings["OPENAI_API_KEY"],
-                       timeout=settings["OPENAI_TIMEOUT"])
+                       timeout=settings["OPENAI_TIMEOUT"], concurrent=settings["JUDGE_CONCURRENCY"])
 
 
 def _fake(settings):

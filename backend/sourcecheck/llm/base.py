@@ -6,6 +6,9 @@ class Model:
     name = ""
     # True when choose(..., state=True) can return the model's hidden state (llama.cpp); False for APIs.
     reads_state = False
+    # Calls one check may make at once. 1: a local model (llama.cpp) already uses every core for one call, and its
+    # KV-prefix reuse needs the sentences in order; a remote server batches requests, so it sets more.
+    concurrent = 1
 
     def choose(self, messages, choices, state=False):
         """Answer the chat with one short word; return (probabilities, text, state).

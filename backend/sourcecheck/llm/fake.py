@@ -2,6 +2,7 @@
 
 import hashlib
 import re
+import threading
 import time
 
 import numpy as np
@@ -16,10 +17,17 @@ class FakeModel(Model):
     reads_state = True
     state_size = 16
 
-    def __init__(self, write_delay=0.0):
+    def __init__(self, write_delay=0.0, concurrent=1):
         self.write_delay = write_delay  # seconds each complete() takes, like a model writing a critique
+        self.concurrent = concurrent  # more than 1: a check calls it from several threads, like a remote server
         self.queue = []
         self.history = []  # (method, messages) for every call
+        self._lock = threading.Lock()  # two threads must not take the same enqueued reply
+
+    def _next(self):
+        """The next enqueued reply, or None."""
+        with self._lock:
+            return self.queue.pop(0) if self.queue else None
 
     def enqueue(self, *replies):
         """Replies to give, in order: a dict of probabilities for choose(), a string for complete()."""
@@ -28,8 +36,8 @@ class FakeModel(Model):
     def choose(self, messages, choices, state=False):
         self.history.append(("choose", messages))
         hidden = self.state_of(messages) if state else None
-        if self.queue:
-            reply = self.queue.pop(0)
+        reply = self._next()
+        if reply is not None:
             if isinstance(reply, Exception):
                 raise reply
             if isinstance(reply, str):
@@ -46,8 +54,8 @@ class FakeModel(Model):
     def complete(self, messages, max_tokens=200):
         self.history.append(("complete", messages))
         time.sleep(self.write_delay)
-        if self.queue:
-            reply = self.queue.pop(0)
+        reply = self._next()
+        if reply is not None:
             if isinstance(reply, Exception):
                 raise reply
             return reply

@@ -10,8 +10,10 @@ from sourcecheck.llm.base import Model, normalise
 class OpenAIModel(Model):
     backend = "openai"
 
-    def __init__(self, base_url, model, api_key="", timeout=60.0):
+    def __init__(self, base_url, model, api_key="", timeout=60.0, concurrent=4):
         import openai
+
+        self.concurrent = max(1, concurrent)  # the openai client is thread-safe; the server batches requests
 
         self.base_url = base_url or None
         self.name = model
