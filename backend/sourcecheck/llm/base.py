@@ -6,6 +6,8 @@ class Model:
     name = ""
     # True when choose(..., state=True) can return the model's hidden state (llama.cpp); False for APIs.
     reads_state = False
+    # The prompt profile judge.py uses for this model (judge.PROFILES); load_model sets it from the catalog.
+    profile = "verify"
 
     def choose(self, messages, choices, state=False):
         """Answer the chat with one short word; return (probabilities, text, state).
