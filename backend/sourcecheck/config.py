@@ -45,7 +45,8 @@ SETTINGS = (
             "Folder of the library: Chroma store, document records, PDF copies."),
     Setting("MODELS_DIR", default_data_dir("models"), "Folder holding GGUF model files."),
     Setting("BACKEND", "llama_cpp", "Judge backend: llama_cpp, openai or fake (tests)."),
-    Setting("MODEL", "qwen2.5-coder-1.5b-instruct-q4_k_m", "Catalog name or GGUF file name (llama_cpp) or model name (openai)."),
+    Setting("MODEL", "qwen2.5-coder-1.5b-instruct-q4_k_m", "Catalog name (`sourcecheck models`; its entry sets the prompt "
+            "profile and, for openai, the served name), GGUF file name (llama_cpp) or model name (openai)."),
     Setting("N_CTX", 4096, "Context window of the local model, in tokens."),
     Setting("N_THREADS", 0, "CPU threads for the local model; 0 means all cores."),
     Setting("OPENAI_BASE_URL", "", "Base URL of an OpenAI-compatible API (Ollama, LM Studio, vLLM, llama.cpp server); empty means OpenAI."),

@@ -31,6 +31,10 @@ _DENIAL = re.compile(r"\b(not|no|never|nothing|neither)\b|n't", re.IGNORECASE)
 # none of its own (each is fitted on the product-shaped set: docs/quality.md)
 SENSITIVITY = {"relaxed": 0.3, "balanced": 0.5, "strict": 0.7}
 CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-render, a retry) costs nothing
+# Prompt profiles (a model's "profile" in llm/catalog.json) → the system prompt that goes with its verify prompt,
+# prompts/<profile>.txt. MiniCheck was trained with a system prompt of its own (MiniCheck's minicheck/utils.py; Ollama's
+# bespoke-minicheck carries the same one), so it gets that one, not ours.
+PROFILES = {"verify": "system", "minicheck": "minicheck_system"}
 
 ERROR_TYPES = ("entity", "relation", "contradictory", "invented", "subjective", "unverifiable")
 CONTRADICTING = {"entity", "relation", "contradictory"}  # FAVA types where the sources say otherwise
@@ -80,6 +84,9 @@ class Judge:
         if sensitivity not in self.thresholds:
             raise ConfigError(f"Unknown sensitivity {sensitivity!r}; use one of {', '.join(self.thresholds)}.")
         self.threshold = threshold if threshold is not None else self.thresholds[sensitivity]
+        self.profile = getattr(model, "profile", "verify")
+        if self.profile not in PROFILES:
+            raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
         self._lock = threading.Lock()  # request threads, and a check's own scoring threads, share the cache
         self._system = prompt("system").template.strip()
         self._cache = OrderedDict()
@@ -88,17 +95,18 @@ class Judge:
         """Load the model now; raise ModelError if it cannot work (a clear error before a stream starts)."""
         self.model.prepare()
 
-    def messages(self, name, **fields):
+    def messages(self, name, system=None, **fields):
         """The chat for a prompt; every field is fenced first (fence()): the sources fully, the user's own text
-        (a claim, a sentence, the text to revise) only of control tokens, so it comes back as it was written."""
+        (a claim, a sentence, the text to revise) only of control tokens, so it comes back as it was written.
+        system: the system prompt's name (default: ours)."""
         fenced = {k: fence(v, labels=k in ("sources", "critiques")) for k, v in fields.items()}
-        return [{"role": "system", "content": self._system},
+        return [{"role": "system", "content": prompt(system).template.strip() if system else self._system},
                 {"role": "user", "content": prompt(name).substitute(**fenced).strip()}]
 
     def p_yes(self, claim, evidence, shown=None):
         """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
         its hidden state at the answer (None unless read)."""
-        msgs = self.messages("verify", sources=sources_text(evidence, shown), claim=claim)
+        msgs = self.messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
         probs, text, state = self.model.choose(msgs, ("Yes", "No"), state=self.states)
         if probs is None:
             return (1.0 if text.strip().lower().startswith("yes") else 0.0), state

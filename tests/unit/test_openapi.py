@@ -10,7 +10,8 @@ from support import make_client
 from sourcecheck import app as app_module
 
 PACKAGE = Path(app_module.__file__).parent
-TOOLING = {"eval"}  # subpackages the server never runs: their codes are not the API's
+# parts the server never runs (download.py is `sourcecheck models pull`): their codes are not the API's
+TOOLING = {"eval", "download.py"}
 AUTO_METHODS = {"HEAD", "OPTIONS"}  # Flask answers these for every route
 
 

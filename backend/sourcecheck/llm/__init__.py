@@ -2,22 +2,30 @@
 
 from pathlib import Path
 
-from sourcecheck.errors import ModelError
+from sourcecheck.errors import ConfigError, ModelError
+from sourcecheck.llm import catalog
 from sourcecheck.llm.base import Model
 
 
 def _llama_cpp(settings):
-    from sourcecheck.llm.catalog import resolve_model_path
     from sourcecheck.llm.llama_cpp import LlamaCppModel
 
-    path = resolve_model_path(settings["MODEL"], Path(settings["MODELS_DIR"]))
+    entry = catalog.find(settings["MODEL"])
+    if entry and entry["runs"] != "llama_cpp":
+        raise ConfigError(f"{entry['name']} is served by {entry.get('server', 'an OpenAI-compatible server')}, not run "
+                          f"by llama.cpp: set SOURCECHECK_BACKEND=openai and SOURCECHECK_OPENAI_BASE_URL "
+                          f"(http://127.0.0.1:11434/v1 for Ollama).")
+    path = catalog.resolve_model_path(settings["MODEL"], Path(settings["MODELS_DIR"]))
     return LlamaCppModel(path, n_ctx=settings["N_CTX"], n_threads=settings["N_THREADS"])
 
 
 def _openai(settings):
     from sourcecheck.llm.openai_compat import OpenAIModel
 
-    return OpenAIModel(settings["OPENAI_BASE_URL"], settings["MODEL"], settings["OPENAI_API_KEY"],
+    entry = catalog.find(settings["MODEL"])
+    # A catalog name stands for the name its server knows the model by (Ollama: "bespoke-minicheck").
+    served = entry.get("served_as", entry["name"]) if entry else settings["MODEL"]
+    return OpenAIModel(settings["OPENAI_BASE_URL"], served, settings["OPENAI_API_KEY"],
                        timeout=settings["OPENAI_TIMEOUT"], concurrent=settings["JUDGE_CONCURRENCY"])
 
 
@@ -33,12 +41,15 @@ BACKENDS = {"llama_cpp": _llama_cpp, "openai": _openai, "fake": _fake}
 
 
 def load_model(settings):
-    """The judge model the settings name (created lazily: nothing heavy happens here)."""
+    """The judge model the settings name (created lazily: nothing heavy happens here), with the prompt profile
+    its catalog entry gives (judge.py prompts it accordingly; "verify" for a model the catalog does not list)."""
     backend = settings["BACKEND"]
     factory = BACKENDS.get(backend)
     if factory is None:
         raise ModelError(f"Unknown backend {backend!r}; use {', '.join(BACKENDS)}.", code="config_error", status=500)
-    return factory(settings)
+    model = factory(settings)
+    model.profile = catalog.profile_of(settings["MODEL"])
+    return model
 
 
 __all__ = ["BACKENDS", "Model", "load_model"]

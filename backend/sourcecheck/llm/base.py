@@ -9,6 +9,8 @@ class Model:
     # Calls one check may make at once. 1: a local model (llama.cpp) already uses every core for one call, and its
     # KV-prefix reuse needs the sentences in order; a remote server batches requests, so it sets more.
     concurrent = 1
+    # The prompt profile judge.py uses for this model (judge.PROFILES); load_model sets it from the catalog.
+    profile = "verify"
 
     def choose(self, messages, choices, state=False):
         """Answer the chat with one short word; return (probabilities, text, state).

