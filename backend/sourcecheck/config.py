@@ -43,6 +43,8 @@ SETTINGS = (
     Setting("PORT", 8765, "Port the server listens on."),
     Setting("INDEX_DIR", default_data_dir("index"),
             "Folder of the library: Chroma store, document records, PDF copies."),
+    Setting("CHROMA_URL", "", "Address of a Chroma server (`chroma run`, e.g. http://127.0.0.1:8000) holding the "
+            "library's chunks and document records, shared by several backends; empty means the index folder's own."),
     Setting("MODELS_DIR", default_data_dir("models"), "Folder holding GGUF model files."),
     Setting("BACKEND", "llama_cpp", "Judge backend: llama_cpp, openai or fake (tests)."),
     Setting("MODEL", "qwen2.5-coder-1.5b-instruct-q4_k_m", "Catalog name (`sourcecheck models`; its entry sets the prompt "

@@ -40,6 +40,12 @@ class NotFound(SourcecheckError):
     code, status = "not_found", 404
 
 
+class IndexUnreachable(SourcecheckError):
+    """The Chroma server that holds the library (CHROMA_URL) does not answer."""
+
+    code, status = "index_unreachable", 503
+
+
 class EmptyLibrary(SourcecheckError):
     code, status = "empty_library", 409
 

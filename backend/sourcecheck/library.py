@@ -5,17 +5,20 @@ import json
 import math
 import os
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import chromadb
+import httpx
 import numpy as np
 from chromadb.config import Settings
 
 from sourcecheck.chunking import chunk_page
-from sourcecheck.errors import LibraryFull, NotFound, PDFError, SourcecheckError
+from sourcecheck.errors import IndexUnreachable, LibraryFull, NotFound, PDFError, SourcecheckError
 from sourcecheck.lexical import LexicalIndex
 from sourcecheck.pdf import open_pdf, parse_pdf
 
@@ -24,6 +27,7 @@ from sourcecheck.pdf import open_pdf, parse_pdf
 # document is cut into about PROGRESS_STEPS groups of at least MIN_GROUP for a bar that moves.
 EMBED_GROUP, MIN_GROUP, PROGRESS_STEPS = 256, 8, 8
 READ_PAGE = 5000  # chunks read from Chroma per call: SQLite caps the variables of one query
+SYNC_S = 2.0  # with a Chroma server: how often a search first takes in what other backends added or deleted
 
 
 @dataclass
@@ -42,13 +46,14 @@ class Hit:
 
 
 class Library:
-    """Documents in a JSON file, PDF copies in files/, chunks in a Chroma collection.
+    """Documents in a JSON file, PDF copies in files/, chunks in a Chroma collection, their words in lexical.sqlite.
 
-    path=None keeps everything in memory (for evaluation and tests).
+    path=None keeps everything in memory (for evaluation and tests). With chroma_url the chunks and the document
+    records live on a Chroma server that several backends share; each keeps its PDFs and lexical index in path.
     """
 
     def __init__(self, path, embedding_function, chunk_words=120, max_pages=None, parse=parse_pdf, check=None,
-                 max_mb=None):
+                 max_mb=None, chroma_url=None):
         """parse: PDF bytes → ParsedPDF; check(data, max_pages): raise PDFError for an unusable PDF. The server's
         run in child processes with limits (parser.py); by default both run here."""
         self.embedding_function = embedding_function
@@ -60,28 +65,31 @@ class Library:
         self._lock = threading.RLock()
         self._stopping = threading.Event()  # stop(): ingests end between two writes
         self._memory_files = {}  # PDF bytes of an in-memory library
+        self._records = None  # with a Chroma server: the collection of document records
+        self._synced = 0.0  # time.monotonic() of the last sync with the server
         chroma_settings = Settings(anonymized_telemetry=False, allow_reset=False)
-        if path is None:
+        name = "chunks_" + embedding_function.name().replace("sourcecheck-", "")
+        if chroma_url:
+            self.path = Path(path)
+            self._make_folder()
+            self._client = _server(chroma_url, chroma_settings)
+            self._records = _Remote(_collection(self._client, name.replace("chunks_", "documents_"), None,
+                                                chroma_url), chroma_url)
+            self._docs = self._load_records()
+            self._lexical = LexicalIndex(self.path / f"lexical-{_slug(chroma_url)}.sqlite")
+        elif path is None:
             self.path = None
             self._client = chromadb.EphemeralClient(settings=chroma_settings)
-            collection = f"chunks_{uuid.uuid4().hex[:8]}"
+            name = f"chunks_{uuid.uuid4().hex[:8]}"
             self._docs = {}
             self._lexical = LexicalIndex()
         else:
             self.path = Path(path)
-            (self.path / "files").mkdir(parents=True, exist_ok=True)
-            try:
-                self.path.chmod(0o700)  # the user's PDFs and the token: no other account on the machine reads them
-            except OSError:
-                pass  # a folder the user chose and does not own: left as it is
+            self._make_folder()
             self._client = chromadb.PersistentClient(path=str(self.path / "chroma"), settings=chroma_settings)
-            collection = "chunks_" + embedding_function.name().replace("sourcecheck-", "")
             self._docs = self._load_records()
             self._lexical = LexicalIndex(self.path / "lexical.sqlite")
-        # The embedding function is passed explicitly: Chroma's default one downloads a model.
-        self._collection = self._client.get_or_create_collection(
-            collection, embedding_function=embedding_function, metadata={"hnsw:space": "cosine"}
-        )
+        self._collection = _collection(self._client, name, embedding_function, chroma_url)
         self._finish_deletes()
         self._reconcile_lexical()
 
@@ -95,8 +103,11 @@ class Library:
         sha = hashlib.sha256(data).hexdigest()
         doc_id = "d_" + sha[:16]
         with self._lock:
+            self._refresh()
             existing = self._docs.get(doc_id)
             if existing and existing["status"] != "failed":
+                if self.path and not self._file(doc_id).exists():  # added by another backend: the viewer here
+                    self._file(doc_id).write_bytes(data)  # can now open it too
                 return dict(existing), False
         self.check(data, self.max_pages)  # not a PDF, encrypted, damaged, empty or too long: refused before
         # anything is stored
@@ -111,7 +122,7 @@ class Library:
             else:
                 self._memory_files[doc_id] = data
             self._docs[doc_id] = _record(doc_id, Path(filename or "document.pdf").name, sha)
-            self._save_records()
+            self._save_records(doc_id)
             return dict(self._docs[doc_id]), existing is None
 
     def ingest(self, doc_id):
@@ -168,10 +179,13 @@ class Library:
 
     def list(self):
         with self._lock:
+            self._refresh()
             return [dict(d) for d in sorted(self._docs.values(), key=lambda d: d["added_at"])]
 
     def get(self, doc_id):
         with self._lock:
+            if doc_id not in self._docs:
+                self._refresh()  # perhaps added by another backend of a shared library
             if doc_id not in self._docs:
                 raise NotFound(f"No document with id {doc_id!r}.", code="document_not_found")
             return dict(self._docs[doc_id])
@@ -187,24 +201,30 @@ class Library:
             if self.path:
                 self._file(doc_id).unlink(missing_ok=True)
             del self._docs[doc_id]
-            self._save_records()
+            self._save_records(doc_id)
 
     def _finish_deletes(self):
         for doc_id in [d["id"] for d in self._docs.values() if d["status"] == "deleting"]:
             self.delete(doc_id)
 
     def pending(self):
-        """Documents whose ingestion was interrupted (by a restart): to be queued again."""
-        return [d["id"] for d in self.list() if d["status"] in ("queued", "parsing", "embedding") and d["sha256"]]
+        """Documents whose ingestion was interrupted (by a restart): to be queued again. With a shared library,
+        only those whose PDF is here (the others are another backend's to finish)."""
+        return [d["id"] for d in self.list() if d["status"] in ("queued", "parsing", "embedding") and d["sha256"]
+                and (self.path is None or self._file(d["id"]).exists())]
 
     def file_bytes(self, doc_id):
-        self.get(doc_id)
         if self.path is None:
+            self.get(doc_id)
             return self._memory_files[doc_id]
-        return self._file(doc_id).read_bytes()
+        return self.file_path(doc_id).read_bytes()
 
     def file_path(self, doc_id):
-        self.get(doc_id)
+        doc = self.get(doc_id)
+        if self.path and not self._file(doc_id).exists():
+            raise NotFound(f"{doc['filename']} was added to the shared library by another sourcecheck; its PDF is "
+                           "not on this computer. Its passages are still searched; add the PDF here to open it.",
+                           code="document_file_elsewhere")
         return self._file(doc_id)
 
     def chunk_texts(self):
@@ -221,7 +241,7 @@ class Library:
             for doc_id in {m["document_id"] for m in metadatas}:
                 doc = self._docs.setdefault(doc_id, _record(doc_id, f"{doc_id}.txt", None, status="ready"))
                 doc["chunks"] += sum(m["document_id"] == doc_id for m in metadatas)
-            self._save_records()
+                self._save_records(doc_id)
 
     def stop(self):
         """Let a running ingest end between two writes and wait for the write in progress: a server that stops
@@ -249,6 +269,7 @@ class Library:
 
     def search_many(self, queries, k=5, document_ids=None, candidates=20):
         """search() for several queries, embedding them in one batch."""
+        self._sync()
         total = self._collection.count()
         if total == 0 or not queries:
             return [[] for _ in queries]
@@ -298,6 +319,15 @@ class Library:
                     h.similarity = float(np.dot(vectors[qi], vec))
             hits[:] = [h for h in hits if not math.isnan(h.similarity)]
 
+    def _sync(self):
+        """With a Chroma server: every SYNC_S at most, the records again and the lexical index in step with them."""
+        if self._records is None or time.monotonic() - self._synced < SYNC_S:
+            return
+        with self._lock:
+            self._refresh()
+            self._reconcile_lexical()
+            self._synced = time.monotonic()
+
     def _reconcile_lexical(self):
         """Bring the lexical index in step with Chroma, document by document: a ready document indexed with
         another number of chunks (a library from before the index existed, a crash between the two writes) is
@@ -335,25 +365,47 @@ class Library:
         with self._lock:
             if doc_id in self._docs:
                 self._docs[doc_id].update(fields)
-                self._save_records()
+                self._save_records(doc_id)
 
     def _remove_chunks(self, doc_id):
         with self._lock:
             self._collection.delete(where={"document_id": doc_id})
             self._lexical.remove_document(doc_id)
 
+    def _make_folder(self):
+        (self.path / "files").mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.chmod(0o700)  # the user's PDFs and the token: no other account on the machine reads them
+        except OSError:
+            pass  # a folder the user chose and does not own: left as it is
+
     def _load_records(self):
+        if self._records is not None:  # one JSON string per document, beside the chunks on the server
+            got = self._records.get(include=["documents"])
+            return {doc_id: json.loads(text) for doc_id, text in zip(got["ids"], got["documents"])}
         records = self.path / "documents.json"
         if not records.exists():
             return {}
         return {d["id"]: d for d in json.loads(records.read_text())}
 
-    def _save_records(self):
+    def _save_records(self, doc_id):
+        """Write what changed: the one record on a Chroma server (each write is atomic there), else the file."""
+        if self._records is not None:
+            if doc_id in self._docs:
+                self._records.upsert(ids=[doc_id], documents=[json.dumps(self._docs[doc_id])], embeddings=[[1.0]])
+            else:
+                self._records.delete(ids=[doc_id])
+            return
         if self.path is None:
             return
         tmp = self.path / "documents.json.tmp"
         tmp.write_text(json.dumps(list(self._docs.values()), indent=1))
         os.replace(tmp, self.path / "documents.json")  # atomic: a crash never leaves half a file
+
+    def _refresh(self):
+        """With a Chroma server, take in the records other backends wrote (this one's are already there)."""
+        if self._records is not None:
+            self._docs = self._load_records()
 
 
 def _record(doc_id, filename, sha256, status="queued", **fields):
@@ -361,3 +413,53 @@ def _record(doc_id, filename, sha256, status="queued", **fields):
     return {"id": doc_id, "filename": filename, "title": "", "authors": [], "year": None, "sha256": sha256, "pages": 0,
             "chunks": 0, "status": status, "progress": 0.0, "error": None,
             "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), **fields}
+
+
+class _Remote:
+    """A Chroma collection on a server: a lost connection is index_unreachable, in the one error shape."""
+
+    def __init__(self, collection, url):
+        self._collection, self._url = collection, url
+
+    def __getattr__(self, name):
+        attr = getattr(self._collection, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            try:
+                return attr(*args, **kwargs)
+            except httpx.TransportError as e:
+                raise _unreachable(self._url, e) from None
+        return call
+
+
+def _collection(client, name, embedding_function, url=None):
+    """A cosine collection, wrapped as _Remote on a server. The embedding function is passed explicitly, None
+    included: Chroma's default one downloads a model."""
+    try:
+        collection = client.get_or_create_collection(name, embedding_function=embedding_function,
+                                                     metadata={"hnsw:space": "cosine"})
+    except httpx.TransportError as e:
+        raise _unreachable(url, e) from None
+    return _Remote(collection, url) if url else collection
+
+
+def _server(url, settings):
+    """A client of the Chroma server at url (http://host:port)."""
+    parts = urlsplit(url if "://" in url else "http://" + url)
+    try:
+        return chromadb.HttpClient(host=parts.hostname, port=parts.port or (443 if parts.scheme == "https" else 8000),
+                                   ssl=parts.scheme == "https", settings=settings)
+    except (ValueError, httpx.TransportError) as e:  # chromadb says "Could not connect to a Chroma server"
+        raise _unreachable(url, e) from None
+
+
+def _unreachable(url, e):
+    return IndexUnreachable(f"The Chroma server at {url} (the CHROMA_URL setting) does not answer ({e}). Start it "
+                            "(`chroma run --path FOLDER --port PORT`) or check the address.")
+
+
+def _slug(url):
+    """A file-name-safe form of a server address: one lexical index per server."""
+    return "".join(c if c.isalnum() else "-" for c in urlsplit(url if "://" in url else "http://" + url).netloc)

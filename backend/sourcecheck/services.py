@@ -47,7 +47,8 @@ class Services:
                 self._parser = IsolatedParser(s["PARSE_TIMEOUT_S"], s["PARSE_MEMORY_MB"])
                 self._checker = IsolatedParser(min(30.0, s["PARSE_TIMEOUT_S"]), s["PARSE_MEMORY_MB"])
                 self._library = Library(s["INDEX_DIR"], make_embedding_function(s["EMBEDDINGS"]), s["CHUNK_WORDS"],
-                                        s["MAX_PAGES"], self._parser, self._checker.check, s["MAX_LIBRARY_MB"])
+                                        s["MAX_PAGES"], self._parser, self._checker.check, s["MAX_LIBRARY_MB"],
+                                        s["CHROMA_URL"])
             return self._library
 
     def model(self):

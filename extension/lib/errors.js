@@ -51,6 +51,14 @@
       message: (e) => e.message || "The model server the backend uses is not answering.",
       hint: "Start it (Ollama, LM Studio, llama.cpp server…) or point SOURCECHECK_BASE_URL at one, then check again.",
     },
+    index_unreachable: {
+      message: (e) => e.message || "The shared library's Chroma server is not answering.",
+      hint: "Start it (chroma run --path FOLDER --port PORT) or check SOURCECHECK_CHROMA_URL where the backend runs.",
+    },
+    file_elsewhere: {
+      message: (e) => e.message || "This PDF is in the shared library but not on this computer.",
+      hint: "Its passages are still checked; add the PDF here to open it.",
+    },
     model_timeout: {
       message: (e) => e.message || "The model took too long to answer.",
       hint: "Check fewer sentences at once, or again when the computer is less busy.",
@@ -95,6 +103,7 @@
     empty_library: "empty_library", empty_text: "empty_text", text_too_long: "text_too_long",
     model_missing: "model_missing", model_corrupt: "model_missing", embeddings_missing: "model_missing",
     model_unreachable: "model_unreachable", model_timeout: "model_timeout",
+    index_unreachable: "index_unreachable", document_file_elsewhere: "file_elsewhere",
     model_error: "model_failed", model_bad_response: "model_failed", prompt_too_long: "model_failed",
     host_not_allowed: "forbidden", origin_not_allowed: "forbidden", forbidden: "forbidden",
     rate_limited: "rate_limited", no_selection: "no_selection",

@@ -141,6 +141,15 @@ async function openAt(n) {
         : `Page ${n}: the exact passage could not be located on this page; it is quoted here: “${quote}”`;
 }
 
+/** A shared library's document whose PDF is on another computer: the page and the quote are all there is here. */
+function showElsewhere(err) {
+  $("status").textContent = quote ? `Page ${pageNo}: “${quote}”` : `Page ${pageNo}.`;
+  const box = $("error");
+  box.hidden = false;
+  box.textContent = `${err.message} ${err.hint}`;
+  $("viewport").hidden = true;
+}
+
 async function main() {
   $("title").textContent = params.get("name") || "PDF";
   document.title = (params.get("name") || "PDF") + " — sourcecheck";
@@ -149,6 +158,7 @@ async function main() {
     const bytes = await fetchBytes(docId);
     pdf = await pdfjs.getDocument({ data: bytes, useWasm: false, useSystemFonts: true }).promise;
   } catch (err) {
+    if (err.code === "file_elsewhere") { showElsewhere(err); return; }
     showError(err.code ? err : E.friendlyError({ code: "request_failed", message: String(err && err.message || err) }));
     return;
   }
