@@ -16,8 +16,9 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="run the local server the extension talks to")
     p.add_argument("--port", type=int)
-    p = sub.add_parser("ingest", help="add PDFs to the library (waits until they are indexed)")
-    p.add_argument("files", nargs="+")
+    p = sub.add_parser("ingest", help="add PDFs, or every PDF under a folder, to the library (waits until they are "
+                       "indexed; files already in it are skipped, an interrupted run resumes where it stopped)")
+    p.add_argument("files", nargs="+", help="PDF files or folders (searched recursively)")
     p = sub.add_parser("check", help="check text against the library")
     p.add_argument("text", nargs="?", default="-", help="the text, or - to read standard input")
     p.add_argument("--format", choices=["table", "json", "markdown"], default="table",
@@ -101,28 +102,58 @@ def serve(args, settings):
 
 
 def ingest(args, settings):
-    from pathlib import Path
+    from tqdm import tqdm
 
     from sourcecheck.services import Services
 
-    library, failed = Services(settings).library(), 0
-    for name in args.files:
-        try:
-            doc, created = library.add_pdf(Path(name).read_bytes(), Path(name).name)
-            if created or doc["status"] != "ready":
-                doc = library.ingest(doc["id"])
-        except (OSError, SourcecheckError) as e:
-            print(f"{name}: {getattr(e, 'message', e)}", file=sys.stderr)
-            failed += 1
-            continue
-        if doc["status"] == "failed":
-            library.delete(doc["id"])  # the reason is printed; a failed entry would only clutter the list
-            print(f"{name}: {doc['error']['message']}", file=sys.stderr)
-            failed += 1
-        else:
-            print(f"{doc['id']}  {doc['filename']}  {doc['pages']} pages, {doc['chunks']} chunks"
-                  + ("" if created else "  (already in the library)"))
+    files, failed = pdf_files(args.files), 0
+    svc = Services(settings)
+    library, queued = svc.library(), []
+    bar = tqdm(total=len(files), unit="PDF", desc="ingest", file=sys.stderr, disable=None)  # no bar without a TTY
+    try:
+        for path in files:  # registered first (hashed, checked): what is in the library already is skipped
+            try:
+                doc, created = library.add_pdf(path.read_bytes(), path.name)
+            except (OSError, SourcecheckError) as e:
+                bar.write(f"{path}: {getattr(e, 'message', e)}", file=sys.stderr)
+                failed += 1
+                bar.update()
+                continue
+            if doc["status"] == "ready":
+                bar.write(f"{doc['id']}  {doc['filename']}  already in the library")
+                bar.update()
+            else:
+                queued.append(doc["id"])  # new, or left half-done by an interrupted run
+        for doc in library.ingest_many(queued):
+            bar.update()
+            if doc["status"] == "failed":
+                library.delete(doc["id"])  # the reason is printed; a failed entry would only clutter the list
+                bar.write(f"{doc['filename']}: {doc['error']['message']}", file=sys.stderr)
+                failed += 1
+            else:
+                bar.write(f"{doc['id']}  {doc['filename']}  {doc['pages']} pages, {doc['chunks']} chunks")
+    except KeyboardInterrupt:
+        library.stop()  # the write under way ends; the next `sourcecheck ingest` resumes from here
+        bar.write("Stopped; run the same command again to go on.", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+        svc.close()
     return 1 if failed else 0
+
+
+def pdf_files(names):
+    """The PDFs named, and every *.pdf under a named folder (sorted); a name that does not exist is kept, to be
+    reported."""
+    from pathlib import Path
+
+    out = []
+    for name in map(Path, names):
+        if name.is_dir():
+            out += sorted(p for p in name.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+        else:
+            out.append(name)
+    return out
 
 
 def check(args, settings):

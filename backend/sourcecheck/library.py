@@ -7,6 +7,7 @@ import os
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -125,14 +126,13 @@ class Library:
             self._save_records(doc_id)
             return dict(self._docs[doc_id]), existing is None
 
-    def ingest(self, doc_id):
-        """Parse, chunk and embed a registered document; failures are recorded on the document."""
+    def ingest(self, doc_id, read=None):
+        """Parse, chunk and embed a registered document; failures are recorded on the document. read: a callable
+        that returns the parsed PDF (ingest_many's read-ahead); by default the PDF is read here."""
         if self._stopping.is_set():
             return self.get(doc_id)  # the server is stopping: left queued, resumed at the next start
-        data = self.file_bytes(doc_id)
         try:
-            self._update(doc_id, status="parsing", progress=0.05, error=None)
-            parsed = self.parse(data, on_page=lambda done, total: self._read_page(doc_id, done, total))
+            parsed = (read or (lambda: self._read(doc_id)))()
             self._update(doc_id, title=parsed.title, authors=parsed.authors, year=parsed.year, pages=len(parsed.pages))
             self._index_pages(doc_id, parsed.pages)
         except Exception as e:  # an unexpected failure still ends in a visible state, not a stuck one
@@ -142,6 +142,25 @@ class Library:
             self._update(doc_id, status="failed", error=e.to_dict() if isinstance(e, SourcecheckError) else
                          {"code": "ingest_failed", "message": f"Indexing failed: {e}"})
         return self.get(doc_id)
+
+    def ingest_many(self, doc_ids):
+        """ingest() each document in turn, yielding it when done. The next PDF is read (by the parser, in its own
+        process for the server's and the CLI's library) while this one is embedded: the two use different cores."""
+        doc_ids = list(doc_ids)
+        pool = ThreadPoolExecutor(1, thread_name_prefix="sourcecheck-read-ahead")
+        try:
+            ahead = pool.submit(self._read, doc_ids[0]) if doc_ids else None
+            for i, doc_id in enumerate(doc_ids):
+                current = ahead
+                ahead = pool.submit(self._read, doc_ids[i + 1]) if i + 1 < len(doc_ids) else None
+                yield self.ingest(doc_id, read=current.result)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)  # Ctrl-C: a read under way ends with its reader
+
+    def _read(self, doc_id):
+        data = self.file_bytes(doc_id)
+        self._update(doc_id, status="parsing", progress=0.05, error=None)
+        return self.parse(data, on_page=lambda done, total: self._read_page(doc_id, done, total))
 
     def add_text(self, title, pages, filename=None):
         """Index text that is not a PDF (benchmark sources); pages is a list of page texts."""

@@ -116,3 +116,32 @@ def test_a_short_document_reports_embedding_progress_in_several_steps(tmp_path):
     assert library.ingest(doc["id"])["status"] == "ready"
     embedding_calls = [p for p in seen if p >= 0.1]
     assert len(embedding_calls) >= 5 and embedding_calls == sorted(embedding_calls) and embedding_calls[-1] < 1.0
+
+
+def test_ingest_many_reads_the_next_pdf_while_this_one_is_embedded(tmp_path):
+    """The read-ahead: the embedder of the first document waits until the second is being read. Without it the
+    wait times out and the test fails (no timing is measured)."""
+    import threading
+
+    from sourcecheck.pdf import parse_pdf
+
+    second_read, reads, overlapped = threading.Event(), [], []
+
+    class Waiting(HashEmbedding):
+        def __call__(self, texts):
+            overlapped.append(second_read.wait(timeout=20))
+            return super().__call__(texts)
+
+    def parse(data, on_page=None):
+        reads.append(data)
+        if len(reads) == 2:
+            second_read.set()
+        return parse_pdf(data, on_page=on_page)
+
+    library = Library(None, Waiting(), chunk_words=400, parse=parse)
+    pdfs = [make_pdf(tmp_path / f"{name}.pdf", [f"A page about the {name} and its {name} ways."])
+            for name in ("otter", "kayak")]
+    ids = [library.add_pdf(p.read_bytes(), p.name)[0]["id"] for p in pdfs]
+    done = list(library.ingest_many(ids))
+    assert [d["status"] for d in done] == ["ready", "ready"] and [d["id"] for d in done] == ids
+    assert overlapped == [True, True]
