@@ -119,8 +119,8 @@ def ingest(args, settings):
                 failed += 1
                 bar.update()
                 continue
-            if doc["status"] == "ready":
-                bar.write(f"{doc['id']}  {doc['filename']}  already in the library")
+            if doc["status"] == "ready" or doc["id"] in queued:  # the same PDF twice under a folder: once
+                bar.write(f"{doc['id']}  {path.name}  already in the library")
                 bar.update()
             else:
                 queued.append(doc["id"])  # new, or left half-done by an interrupted run

@@ -67,6 +67,8 @@ class Library:
         self._stopping = threading.Event()  # stop(): ingests end between two writes
         self._memory_files = {}  # PDF bytes of an in-memory library
         self._records = None  # with a Chroma server: the collection of document records
+        self._count = None  # chunks in Chroma, when known (_chunk_count)
+        self._reread = {}  # document id → its record's chunk count when its lexical index was read again
         self._synced = 0.0  # time.monotonic() of the last sync with the server
         chroma_settings = Settings(anonymized_telemetry=False, allow_reset=False)
         name = "chunks_" + embedding_function.name().replace("sourcecheck-", "")
@@ -93,6 +95,8 @@ class Library:
         self._collection = _collection(self._client, name, embedding_function, chroma_url)
         self._finish_deletes()
         self._reconcile_lexical()
+        if self.path is not None:
+            threading.Thread(target=self._load_vectors, name="sourcecheck-load-vectors", daemon=True).start()
 
     # -- documents ---------------------------------------------------------------------------
 
@@ -135,6 +139,8 @@ class Library:
             parsed = (read or (lambda: self._read(doc_id)))()
             self._update(doc_id, title=parsed.title, authors=parsed.authors, year=parsed.year, pages=len(parsed.pages))
             self._index_pages(doc_id, parsed.pages)
+        except IndexUnreachable:
+            raise  # nothing can be written to a server that does not answer: the caller tries again later
         except Exception as e:  # an unexpected failure still ends in a visible state, not a stuck one
             if self._stopping.is_set():
                 return self.get(doc_id)  # the reader was stopped with the server, not by this PDF: resumed later
@@ -153,7 +159,11 @@ class Library:
             for i, doc_id in enumerate(doc_ids):
                 current = ahead
                 ahead = pool.submit(self._read, doc_ids[i + 1]) if i + 1 < len(doc_ids) else None
-                yield self.ingest(doc_id, read=current.result)
+                try:
+                    done = self.ingest(doc_id, read=current.result)
+                except NotFound:
+                    continue  # deleted meanwhile (by another backend of a shared library)
+                yield done
         finally:
             pool.shutdown(wait=False, cancel_futures=True)  # Ctrl-C: a read under way ends with its reader
 
@@ -181,6 +191,7 @@ class Library:
                                                                   "start": start, "end": end}))
         if not chunks:
             raise PDFError("The document has no text to index.", code="pdf_no_text")
+        self._remove_chunks(doc_id)  # a resumed ingest: chunks of the run before (perhaps chunked otherwise) go
         self._update(doc_id, status="embedding", progress=0.1)
         size = min(EMBED_GROUP, max(MIN_GROUP, -(-len(chunks) // PROGRESS_STEPS)))
         for b in range(0, len(chunks), size):
@@ -192,9 +203,13 @@ class Library:
                     return  # deleted while it was being indexed, or the server is stopping: resumed at the next
                     # start (pending()), the chunks written so far are written again
                 self._collection.upsert(ids=ids, documents=texts, embeddings=vectors, metadatas=metas)
+                self._count = None
                 self._lexical.add(ids, texts, [doc_id] * len(ids))
-            self._update(doc_id, progress=0.1 + 0.9 * (b + len(group)) / len(chunks))
-        self._update(doc_id, status="ready", progress=1.0, chunks=len(chunks))
+            if not self._update(doc_id, progress=0.1 + 0.9 * (b + len(group)) / len(chunks)):
+                self._remove_chunks(doc_id)  # deleted meanwhile by another backend: what was written here goes too
+                return
+        if not self._update(doc_id, status="ready", progress=1.0, chunks=len(chunks)):
+            self._remove_chunks(doc_id)
 
     def list(self):
         with self._lock:
@@ -256,6 +271,7 @@ class Library:
         ready text, without a PDF."""
         with self._lock:
             self._collection.add(ids=ids, documents=texts, embeddings=vectors, metadatas=metadatas)
+            self._count = None
             self._lexical.add(ids, texts, [m["document_id"] for m in metadatas])
             for doc_id in {m["document_id"] for m in metadatas}:
                 doc = self._docs.setdefault(doc_id, _record(doc_id, f"{doc_id}.txt", None, status="ready"))
@@ -274,11 +290,12 @@ class Library:
         lexical index."""
         if self.path is None:
             self._client.delete_collection(self._collection.name)
-        self._lexical.close()
+        with self._lock:
+            self._lexical.close()
 
     def counts(self):
         with self._lock:
-            return {"documents": len(self._docs), "chunks": self._collection.count()}
+            return {"documents": len(self._docs), "chunks": self._chunk_count()}
 
     # -- search ------------------------------------------------------------------------------
 
@@ -289,10 +306,12 @@ class Library:
     def search_many(self, queries, k=5, document_ids=None, candidates=20):
         """search() for several queries, embedding them in one batch."""
         self._sync()
-        total = self._collection.count()
+        total = self._chunk_count()
         if total == 0 or not queries:
             return [[] for _ in queries]
         where = {"document_id": {"$in": list(document_ids)}} if document_ids else None
+        # One after the other: on 2 cores the lexical search in a thread beside the embedding made both slower
+        # (57 vs 52 ms at 100k chunks).
         vectors = self.embedding_function(list(queries))
         dense = self._collection.query(query_embeddings=vectors, n_results=min(candidates, total), where=where,
                                        include=["documents", "metadatas", "distances"])
@@ -311,9 +330,17 @@ class Library:
                     hit = hits[cid] = Hit(cid, "", 0, 0, 0, "", similarity=float("nan"))
                 hit.lexical = lex
                 hit.fused += 1.0 / (60 + rank)
-            results.append(sorted(hits.values(), key=lambda h: -h.fused)[:k])
-        self._fill_lexical_only(vectors, results)
-        return results
+            results.append(list(hits.values()))
+        self._fill_lexical_only(vectors, results)  # before the cut: a hit whose chunk is gone leaves its place
+        return [sorted(hits, key=lambda h: -h.fused)[:k] for hits in results]
+
+    def _chunk_count(self):
+        """Chroma's count of chunks, kept between this library's writes (a call takes 6 ms at 100k chunks); asked
+        each time of a shared server, which others write to."""
+        if self._records is not None or self._count is None:
+            self._count = self._collection.count()
+        return self._count
+
 
     def dense_search(self, vector, candidates=20):
         """Chroma's dense search alone for one query vector (what hybrid search adds to: the bench's baseline)."""
@@ -321,8 +348,8 @@ class Library:
                                       include=["documents", "metadatas", "distances"])
 
     def _fill_lexical_only(self, vectors, results):
-        """Text, place and cosine similarity of the kept hits that dense search did not return, in one read; a
-        chunk gone from Chroma meanwhile (a document deleted under the search) is dropped."""
+        """Text, place and cosine similarity of the hits that dense search did not return, in one read; a chunk gone
+        from Chroma meanwhile (a document deleted under the search, or by another backend) is dropped."""
         missing = {h.chunk_id for hits in results for h in hits if math.isnan(h.similarity)}
         if not missing:
             return
@@ -337,6 +364,15 @@ class Library:
                                                                      meta["end"], text)
                     h.similarity = float(np.dot(vectors[qi], vec))
             hits[:] = [h for h in hits if not math.isnan(h.similarity)]
+
+    def _load_vectors(self):
+        """Make Chroma load its vector index now (0.3 s at 100k chunks), not at the first search."""
+        try:
+            got = self._collection.peek(1)  # a stored vector as the query: its dimension is the collection's
+            if len(got["ids"]):
+                self._collection.query(query_embeddings=[got["embeddings"][0]], n_results=1, include=[])
+        except Exception:  # a server gone or a library closed meanwhile: the first search reports it
+            pass
 
     def _sync(self):
         """With a Chroma server: every SYNC_S at most, the records again and the lexical index in step with them."""
@@ -357,12 +393,20 @@ class Library:
             for doc_id in set(indexed) - set(self._docs):
                 self._lexical.remove_document(doc_id)
             for doc in self._docs.values():
-                if doc["status"] == "ready" and indexed.get(doc["id"], 0) != doc["chunks"]:
-                    self._lexical.remove_document(doc["id"])
-                    for offset in range(0, doc["chunks"], READ_PAGE):
-                        got = self._collection.get(where={"document_id": doc["id"]}, include=["documents"],
-                                                   limit=READ_PAGE, offset=offset)
-                        self._lexical.add(got["ids"], got["documents"], [doc["id"]] * len(got["ids"]))
+                doc_id = doc["id"]
+                if doc["status"] != "ready" or indexed.get(doc_id, 0) == doc["chunks"] or \
+                        self._reread.get(doc_id) == doc["chunks"]:
+                    continue  # in step; or read again already and Chroma holds another number than the record
+                self._lexical.remove_document(doc_id)
+                offset = 0
+                while True:  # all the document's chunks in Chroma, however many its record says
+                    got = self._collection.get(where={"document_id": doc_id}, include=["documents"],
+                                               limit=READ_PAGE, offset=offset)
+                    if not got["ids"]:
+                        break
+                    self._lexical.add(got["ids"], got["documents"], [doc_id] * len(got["ids"]))
+                    offset += len(got["ids"])
+                self._reread[doc_id] = doc["chunks"]
 
     # -- storage -----------------------------------------------------------------------------
 
@@ -381,14 +425,29 @@ class Library:
             self._update(doc_id, progress=round(0.1 * done / total, 4))
 
     def _update(self, doc_id, **fields):
+        """Change a record and write it; False when the document is gone (deleted here, or by another backend of
+        a shared library: then it is dropped here too, not written back)."""
         with self._lock:
-            if doc_id in self._docs:
-                self._docs[doc_id].update(fields)
-                self._save_records(doc_id)
+            if doc_id not in self._docs:
+                return False
+            if fields.get("status") != "deleting" and self._deleted_elsewhere(doc_id):
+                del self._docs[doc_id]
+                return False
+            self._docs[doc_id].update(fields)
+            self._save_records(doc_id)
+            return True
+
+    def _deleted_elsewhere(self, doc_id):
+        """With a Chroma server: whether the document's record is gone from it or says it is being deleted."""
+        if self._records is None:
+            return False
+        got = self._records.get(ids=[doc_id], include=["documents"])
+        return not got["ids"] or json.loads(got["documents"][0])["status"] == "deleting"
 
     def _remove_chunks(self, doc_id):
         with self._lock:
             self._collection.delete(where={"document_id": doc_id})
+            self._count = None
             self._lexical.remove_document(doc_id)
 
     def _make_folder(self):

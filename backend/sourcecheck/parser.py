@@ -2,6 +2,7 @@
 (a decompression bomb, a page that never finishes) fails with a clear error instead of taking the server down."""
 
 import multiprocessing
+import signal
 import threading
 from dataclasses import asdict
 
@@ -94,6 +95,7 @@ _TOO_BIG = ("Reading the PDF needs more than {} MB of memory (the PARSE_MEMORY_M
 
 def serve(conn, memory_mb):
     """The child: parse each PDF it is sent, answer ("ok", fields) or ("error", {code, message})."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops this process itself
     try:
         import resource  # POSIX only: elsewhere only the time limit applies
 

@@ -4,6 +4,7 @@ import queue
 import threading
 
 from sourcecheck.embeddings import make_embedding_function
+from sourcecheck.errors import IndexUnreachable
 from sourcecheck.calibration import load_head
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
@@ -12,6 +13,7 @@ from sourcecheck.parser import IsolatedParser
 from sourcecheck.security import Guard
 
 EXTENSION = "sourcecheck"  # the key of the Services in app.extensions
+RETRY_S = 10.0  # an ingest stopped by an unreachable Chroma server is tried again after this long
 
 
 def get_services(app=None):
@@ -109,6 +111,10 @@ class Services:
             doc_id = self._queue.get()
             try:
                 self.library().ingest(doc_id)
+            except IndexUnreachable:  # the shared library's server is down: tried again until it answers
+                timer = threading.Timer(RETRY_S, self.queue_ingest, [doc_id])
+                timer.daemon = True
+                timer.start()
             except Exception:  # deleted meanwhile, or a bug: the document records its own failure
                 pass
             finally:

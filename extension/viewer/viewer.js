@@ -146,8 +146,8 @@ function showElsewhere(err) {
   $("status").textContent = quote ? `Page ${pageNo}: “${quote}”` : `Page ${pageNo}.`;
   const box = $("error");
   box.hidden = false;
-  box.textContent = `${err.message} ${err.hint}`;
-  $("viewport").hidden = true;
+  box.textContent = err.message;  // the backend's: whose PDF it is and what to do (the hint would repeat it)
+  $("viewport").style.display = "none";  // (its stylesheet display rule would beat the hidden attribute)
 }
 
 async function main() {

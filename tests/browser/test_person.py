@@ -170,3 +170,22 @@ def test_a_scanned_pdf_is_read_and_the_viewer_says_why_it_cannot_highlight(ext, 
     assert status.get_attribute("data-found") == "false" and status.get_attribute("data-scanned") == "true"
     assert "is a scan" in status.inner_text() and quote in status.inner_text()
     backend.request("DELETE", f"/documents/{doc['id']}")
+
+
+def test_the_viewer_shows_page_and_quote_for_a_pdf_this_backend_does_not_hold(ext, backend, pdf_dir):
+    """A shared library's document another member added: its passages are checked here, its PDF is elsewhere. (The
+    PDF copy is removed here to stand for that; tests/integration/test_chroma_server.py has the two backends.)"""
+    import urllib.parse
+
+    from pdfs import BRIDGE_PAGES, make_pdf
+
+    doc = backend.wait_ready(backend.upload(make_pdf(pdf_dir / "bridge elsewhere.pdf", BRIDGE_PAGES))["id"])
+    (backend.index_dir / "files" / f"{doc['id']}.pdf").unlink()
+    quote = "The Golden Gate Bridge opened to traffic on May 27, 1937."
+    viewer = ext.ctx.new_page()
+    viewer.goto(ext.url("viewer/index.html?" + urllib.parse.urlencode({"doc": doc["id"], "page": 2, "q": quote})))
+    error = viewer.wait_for_selector("#error:not([hidden])", timeout=20000)
+    assert "not on this computer" in error.inner_text() and error.inner_text().count("add the PDF here") == 1
+    assert viewer.inner_text("#status") == f"Page 2: “{quote}”"
+    assert not viewer.is_visible("#canvas")
+    backend.request("DELETE", f"/documents/{doc['id']}")

@@ -120,3 +120,53 @@ def test_a_stopped_chroma_server_is_index_unreachable_and_a_restart_recovers(chr
     finally:
         stop(proc)
         stop(chroma["proc"])
+
+
+def test_a_document_deleted_by_another_backend_mid_ingest_stays_deleted(chroma, tmp_path, fava_pdf):
+    """Alice's backend is embedding a PDF when Bob's deletes it: Alice's writes stop, the record is not written back
+    and the chunks she wrote go too."""
+    from sourcecheck.embeddings import HashEmbedding
+    from sourcecheck.errors import NotFound
+    from sourcecheck.library import Library
+
+    bob = Library(tmp_path / "bob", HashEmbedding(), chroma_url=chroma["url"])
+
+    class DeletedByBob(HashEmbedding):
+        def __call__(self, texts):
+            if texts and texts[0] != "warm up" and bob.list():
+                bob.delete(bob.list()[0]["id"])  # between two of Alice's groups
+            return super().__call__(texts)
+
+    alice = Library(tmp_path / "alice", DeletedByBob(), chunk_words=20, chroma_url=chroma["url"])
+    doc, _ = alice.add_pdf(fava_pdf.read_bytes(), "fava.pdf")
+    with pytest.raises(NotFound):
+        alice.ingest(doc["id"])
+    assert alice.list() == [] and bob.list() == []
+    assert alice._collection.get(where={"document_id": doc["id"]})["ids"] == []
+    assert alice._lexical.counts() == {}
+
+
+def test_an_ingest_cut_off_by_the_server_is_tried_again_when_it_is_back(chroma, tmp_path, fava_pdf, monkeypatch):
+    from sourcecheck import services
+    from sourcecheck.config import load_settings
+
+    monkeypatch.setattr(services, "RETRY_S", 0.5)
+    svc = services.Services(load_settings({"INDEX_DIR": str(tmp_path / "alice"), "BACKEND": "fake",
+                                           "EMBEDDINGS": "hash", "CHROMA_URL": chroma["url"]}))
+    library = svc.library()
+    doc, _ = library.add_pdf(fava_pdf.read_bytes(), "fava.pdf")
+    stop(chroma["proc"])  # the server goes before the ingest starts writing
+    svc.queue_ingest(doc["id"])
+    time.sleep(2)  # a try or more fails meanwhile, each one put back on the queue
+    chroma["proc"] = start_chroma(chroma["path"], chroma["port"])
+    for _ in range(300):
+        try:
+            if library.get(doc["id"])["status"] == "ready":
+                break
+        except Exception:  # noqa: BLE001 - the server is still starting
+            pass
+        time.sleep(0.1)
+    assert library.get(doc["id"])["status"] == "ready"
+    assert library.search("35,074 training instances", k=1)[0].document_id == doc["id"]
+    svc.close()
+    stop(chroma["proc"])

@@ -39,11 +39,13 @@ def test_a_folder_is_ingested_recursively_and_a_second_run_skips_it(index_dir, t
     make_pdf(folder / "bridge.PDF", BRIDGE_PAGES)
     (folder / "notes.txt").write_text("not a PDF: not even looked at")
     (folder / "a" / "broken.pdf").write_text("not a PDF either, but named like one")
+    (folder / "fava copy.pdf").write_bytes((folder / "a" / "b" / "fava.pdf").read_bytes())  # twice: indexed once
 
     out = run(["ingest", str(folder)], env)
     assert out.returncode == 1  # the broken one
     assert "fava.pdf  3 pages" in out.stdout and "bridge.PDF  2 pages" in out.stdout
     assert "broken.pdf" in out.stderr and "notes.txt" not in out.stderr + out.stdout
+    assert out.stdout.count(" 3 pages") == 1 and "fava copy.pdf  already in the library" in out.stdout
     assert sorted(status for _, status in library(env)) == ["ready", "ready"]
 
     again = run(["ingest", str(folder / "a"), str(folder / "bridge.PDF")], env)

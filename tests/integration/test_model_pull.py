@@ -41,7 +41,7 @@ def server(gguf):
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
-        seen, cut_after, ignore_range = [], None, False
+        seen, cut_after, ignore_range, wrong_part = [], None, False, False
 
         def do_GET(self):
             asked = self.headers.get("Range")
@@ -51,16 +51,17 @@ def server(gguf):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
-            body = data[start:]
+            sent_from = 0 if Handler.wrong_part else start  # wrong_part: a 206 that starts at byte 0
+            body = data[sent_from:]
             self.send_response(206 if start else 200)
             if start:
-                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                self.send_header("Content-Range", f"bytes {sent_from}-{len(data) - 1}/{len(data)}")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             if Handler.cut_after is not None:
                 body = body[:Handler.cut_after]
+            Handler.seen.append({"range": asked, "sent": len(body)})  # before: a client may hang up mid-body
             self.wfile.write(body)
-            Handler.seen.append({"range": asked, "sent": len(body)})
             if Handler.cut_after is not None:
                 self.close_connection = True
 
@@ -140,3 +141,15 @@ def test_the_cli_pulls_by_catalog_name_and_reports_a_cut_in_the_error_shape(gguf
     assert "smollm2-135m: downloaded and verified" in capsys.readouterr().out
     assert cli.main(["models"]) == 0
     assert "ok" in capsys.readouterr().out.split()
+
+
+def test_a_part_from_the_wrong_offset_is_not_appended_and_the_pull_starts_over(gguf, server, tmp_path):
+    handler, url = server
+    entry, third = entry_for(gguf, url), len(gguf["data"]) // 3
+    handler.cut_after = third
+    with pytest.raises(ModelError):
+        pull(entry, tmp_path, progress=False)
+    handler.cut_after, handler.wrong_part = None, True
+    pull(entry, tmp_path, progress=False)
+    assert [r["range"] for r in handler.seen[-2:]] == [f"bytes={third}-", None]  # refused, then asked anew
+    assert catalog.check_file(entry, tmp_path) == "ok"

@@ -140,6 +140,13 @@ test("each backend code maps to its own hint: a refused file is not a long selec
   assert.equal(E.friendlyError({ status: 403, code: "bad_pairing_code", message: "Wrong code." }).code, "pairing_failed");
   assert.equal(E.friendlyError({ status: 401, code: "whatever" }).code, "not_paired");
   assert.equal(E.friendlyError({ status: 413 }).code, "request_failed");
+  const down = E.friendlyError({ status: 503, code: "index_unreachable", message: "The Chroma server does not answer." });
+  assert.equal(down.code, "index_unreachable");
+  assert.match(down.hint, /chroma run/);
+  assert.doesNotMatch(down.hint, /scripts\/setup/);
+  const elsewhere = E.friendlyError({ status: 404, code: "document_file_elsewhere", message: "Not on this computer." });
+  assert.equal(elsewhere.code, "file_elsewhere");
+  assert.equal(elsewhere.message, "Not on this computer.");
 });
 
 const S = load("lib/settings.js");

@@ -38,7 +38,7 @@ def fingerprint(settings, options, model):
     """What a raw score depends on: model, embedding, chunking, retrieval options, prompts and core code."""
     h = hashlib.sha256()
     model_id = {"backend": settings["BACKEND"], "model": getattr(model, "name", settings["MODEL"]),
-                "n_ctx": settings["N_CTX"]}
+                "profile": getattr(model, "profile", "verify"), "n_ctx": settings["N_CTX"]}
     path = getattr(model, "path", None)
     if path is not None and Path(path).exists():
         model_id["size"] = Path(path).stat().st_size

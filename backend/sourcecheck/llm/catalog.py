@@ -29,7 +29,7 @@ def catalog(path=None):
 
 def validate(entry):
     """Raise ConfigError unless entry has what where it runs needs: a file with its size (llama_cpp), or the
-    name a server serves it as (openai). sha256 may be null: such a file is checked by size alone."""
+    name a server serves it as (openai). sha256 may be null only for a file not downloaded by URL."""
     name = entry.get("name") if isinstance(entry, dict) else None
     if not isinstance(name, str) or not name:
         raise ConfigError(f"A model catalog entry has no name: {entry!r}.")
@@ -40,7 +40,8 @@ def validate(entry):
     if entry["runs"] == "openai":
         needed = {"served_as": str}
     else:
-        needed = {"file": str, "size": int, "sha256": (str, type(None))}
+        # A file downloaded by URL must name its sha256: a size alone would accept any file of that size.
+        needed = {"file": str, "size": int, "sha256": str if entry.get("url") else (str, type(None))}
     for field, kind in needed.items():
         if field not in entry or not isinstance(entry[field], kind) or isinstance(entry[field], bool):
             raise ConfigError(f"Catalog model {name}: {field} is missing or of the wrong type.")

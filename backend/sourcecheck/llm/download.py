@@ -68,6 +68,12 @@ def _fetch(entry, part, have, progress, timeout):
         # 206 with our offset: the rest follows. Anything else (200) is the whole file from its first byte.
         content_range = resp.headers.get("Content-Range", "")
         resumed = bool(have) and resp.status == 206 and content_range.startswith(f"bytes {have}-")
+        if resp.status == 206 and not resumed:  # a part from elsewhere in the file: not to be taken as its start
+            if not have:
+                raise ModelError(f"Downloading {name}: {url} sent part of the file ({content_range or 'no range'}) "
+                                 "unasked.", code="model_download_failed")
+            part.unlink(missing_ok=True)
+            return _fetch(entry, part, 0, progress, timeout)
         done = have if resumed else 0
         bar = _bar(entry, done, progress)
         try:
