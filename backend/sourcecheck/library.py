@@ -95,8 +95,6 @@ class Library:
         self._collection = _collection(self._client, name, embedding_function, chroma_url)
         self._finish_deletes()
         self._reconcile_lexical()
-        if self.path is not None:
-            threading.Thread(target=self._load_vectors, name="sourcecheck-load-vectors", daemon=True).start()
 
     # -- documents ---------------------------------------------------------------------------
 
@@ -364,15 +362,6 @@ class Library:
                                                                      meta["end"], text)
                     h.similarity = float(np.dot(vectors[qi], vec))
             hits[:] = [h for h in hits if not math.isnan(h.similarity)]
-
-    def _load_vectors(self):
-        """Make Chroma load its vector index now (0.3 s at 100k chunks), not at the first search."""
-        try:
-            got = self._collection.peek(1)  # a stored vector as the query: its dimension is the collection's
-            if len(got["ids"]):
-                self._collection.query(query_embeddings=[got["embeddings"][0]], n_results=1, include=[])
-        except Exception:  # a server gone or a library closed meanwhile: the first search reports it
-            pass
 
     def _sync(self):
         """With a Chroma server: every SYNC_S at most, the records again and the lexical index in step with them."""

@@ -57,8 +57,10 @@ def test_an_interrupted_folder_ingest_resumes_where_it_stopped(index_dir, tmp_pa
     env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", CHUNK_WORDS=20)
     folder = tmp_path / "papers"
     papers(folder, 6)
+    # Ctrl-C as in a terminal: a suite run in the background (nohup, &) hands its children SIGINT ignored
     proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "ingest", str(folder)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     first = proc.stdout.readline()  # the first paper is indexed: interrupt the run in the middle
     assert "pages," in first
     proc.send_signal(how)
