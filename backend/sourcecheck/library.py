@@ -11,14 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import chromadb
-import httpx
 import numpy as np
-from chromadb.config import Settings
 
 from sourcecheck.chunking import chunk_page
+from sourcecheck import store
 from sourcecheck.errors import IndexUnreachable, LibraryFull, NotFound, PDFError, SourcecheckError
 from sourcecheck.lexical import LexicalIndex
 from sourcecheck.pdf import open_pdf, parse_pdf
@@ -70,29 +67,18 @@ class Library:
         self._count = None  # chunks in Chroma, when known (_chunk_count)
         self._reread = {}  # document id → its record's chunk count when its lexical index was read again
         self._synced = 0.0  # time.monotonic() of the last sync with the server
-        chroma_settings = Settings(anonymized_telemetry=False, allow_reset=False)
-        name = "chunks_" + embedding_function.name().replace("sourcecheck-", "")
+        self.path = None if path is None else Path(path)
+        if self.path:
+            self._make_folder()
+        self._client = store.client(self.path, chroma_url)
+        name = ("chunks_" + embedding_function.name().replace("sourcecheck-", "") if self.path else
+                f"chunks_{uuid.uuid4().hex[:8]}")  # an in-memory client outlives the library: a name of its own
         if chroma_url:
-            self.path = Path(path)
-            self._make_folder()
-            self._client = _server(chroma_url, chroma_settings)
-            self._records = _Remote(_collection(self._client, name.replace("chunks_", "documents_"), None,
-                                                chroma_url), chroma_url)
-            self._docs = self._load_records()
-            self._lexical = LexicalIndex(self.path / f"lexical-{_slug(chroma_url)}.sqlite")
-        elif path is None:
-            self.path = None
-            self._client = chromadb.EphemeralClient(settings=chroma_settings)
-            name = f"chunks_{uuid.uuid4().hex[:8]}"
-            self._docs = {}
-            self._lexical = LexicalIndex()
-        else:
-            self.path = Path(path)
-            self._make_folder()
-            self._client = chromadb.PersistentClient(path=str(self.path / "chroma"), settings=chroma_settings)
-            self._docs = self._load_records()
-            self._lexical = LexicalIndex(self.path / "lexical.sqlite")
-        self._collection = _collection(self._client, name, embedding_function, chroma_url)
+            self._records = store.collection(self._client, name.replace("chunks_", "documents_"), None, chroma_url)
+        self._docs = self._load_records() if self.path or chroma_url else {}
+        self._lexical = LexicalIndex(self.path / (f"lexical-{store.slug(chroma_url)}.sqlite" if chroma_url else
+                                                  "lexical.sqlite") if self.path else None)
+        self._collection = store.collection(self._client, name, embedding_function, chroma_url)
         self._finish_deletes()
         self._reconcile_lexical()
 
@@ -481,52 +467,3 @@ def _record(doc_id, filename, sha256, status="queued", **fields):
             "chunks": 0, "status": status, "progress": 0.0, "error": None,
             "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), **fields}
 
-
-class _Remote:
-    """A Chroma collection on a server: a lost connection is index_unreachable, in the one error shape."""
-
-    def __init__(self, collection, url):
-        self._collection, self._url = collection, url
-
-    def __getattr__(self, name):
-        attr = getattr(self._collection, name)
-        if not callable(attr):
-            return attr
-
-        def call(*args, **kwargs):
-            try:
-                return attr(*args, **kwargs)
-            except httpx.TransportError as e:
-                raise _unreachable(self._url, e) from None
-        return call
-
-
-def _collection(client, name, embedding_function, url=None):
-    """A cosine collection, wrapped as _Remote on a server. The embedding function is passed explicitly, None
-    included: Chroma's default one downloads a model."""
-    try:
-        collection = client.get_or_create_collection(name, embedding_function=embedding_function,
-                                                     metadata={"hnsw:space": "cosine"})
-    except httpx.TransportError as e:
-        raise _unreachable(url, e) from None
-    return _Remote(collection, url) if url else collection
-
-
-def _server(url, settings):
-    """A client of the Chroma server at url (http://host:port)."""
-    parts = urlsplit(url if "://" in url else "http://" + url)
-    try:
-        return chromadb.HttpClient(host=parts.hostname, port=parts.port or (443 if parts.scheme == "https" else 8000),
-                                   ssl=parts.scheme == "https", settings=settings)
-    except (ValueError, httpx.TransportError) as e:  # chromadb says "Could not connect to a Chroma server"
-        raise _unreachable(url, e) from None
-
-
-def _unreachable(url, e):
-    return IndexUnreachable(f"The Chroma server at {url} (the CHROMA_URL setting) does not answer ({e}). Start it "
-                            "(`chroma run --path FOLDER --port PORT`) or check the address.")
-
-
-def _slug(url):
-    """A file-name-safe form of a server address: one lexical index per server."""
-    return "".join(c if c.isalnum() else "-" for c in urlsplit(url if "://" in url else "http://" + url).netloc)
