@@ -12,8 +12,9 @@ from sourcecheck.errors import ModelError
 
 # torch's OpenMP threads otherwise spin for a while after each call, on the cores Chroma and SQLite need next: a
 # search at 100k chunks took 63-74 ms instead of 53-57 (Chroma's query 9 ms instead of 3.5, its first load 3x
-# slower), and embedding in bulk was no faster (600 chunks: 19.2-20.2 s either way). Read when torch loads, so
-# set before it is imported; a value the user set wins.
+# slower), and embedding in bulk was no faster (600 chunks: 19.2-20.2 s either way). llama.cpp loads the same
+# libgomp, so the judge runs so too: no change beyond one run's noise (docs/performance.md). Read when libgomp
+# loads, so set before torch or llama.cpp is imported; a value the user set wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 

@@ -67,6 +67,8 @@ class Library:
         self._count = None  # chunks in Chroma, when known (_chunk_count)
         self._reread = {}  # document id → its record's chunk count when its lexical index was read again
         self._synced = 0.0  # time.monotonic() of the last sync with the server
+        if chroma_url and path is None:
+            raise ValueError("A library on a Chroma server needs a folder of its own (its PDFs, its lexical index).")
         self.path = None if path is None else Path(path)
         if self.path:
             self._make_folder()

@@ -87,7 +87,8 @@ class Services:
         def work():
             try:
                 library = self.library()
-                library.search("warm up")  # the embedding model, Chroma's vectors and the lexical index's pages
+                library.embedding_function(["warm up"])  # loaded even while the library is empty
+                library.search("warm up")  # Chroma's vectors and the lexical index's pages
                 self.judge().prepare()
             except Exception:  # a missing or broken model is reported by /health and by the first check
                 pass

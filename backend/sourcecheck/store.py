@@ -1,12 +1,14 @@
 """The Chroma client a library keeps its chunks in: in memory, a local folder, or a server several backends share."""
 
+import re
 from urllib.parse import urlsplit
 
 import chromadb
 import httpx
 from chromadb.config import Settings
+from chromadb.errors import ChromaError
 
-from sourcecheck.errors import IndexUnreachable
+from sourcecheck.errors import ConfigError, IndexUnreachable
 
 
 def _settings():
@@ -37,7 +39,9 @@ class Remote:
         def call(*args, **kwargs):
             try:
                 return attr(*args, **kwargs)
-            except httpx.TransportError as e:
+            except (httpx.TransportError, ChromaError) as e:
+                if not _down(e):
+                    raise
                 raise unreachable(self._url, e) from None
         return call
 
@@ -48,19 +52,27 @@ def collection(client, name, embedding_function, url=None):
     try:
         collection = client.get_or_create_collection(name, embedding_function=embedding_function,
                                                      metadata={"hnsw:space": "cosine"})
-    except httpx.TransportError as e:
+    except (httpx.TransportError, ChromaError) as e:
+        if not (url and _down(e)):
+            raise
         raise unreachable(url, e) from None
     return Remote(collection, url) if url else collection
 
 
 def _server(url):
     """A client of the Chroma server at url (http://host:port)."""
-    parts = urlsplit(url if "://" in url else "http://" + url)
+    parts = _parts(url)
     try:
-        return chromadb.HttpClient(host=parts.hostname, port=parts.port or (443 if parts.scheme == "https" else 8000),
-                                   ssl=parts.scheme == "https", settings=_settings())
-    except (ValueError, httpx.TransportError) as e:  # chromadb says "Could not connect to a Chroma server"
+        return chromadb.HttpClient(host=parts.hostname, port=_port(parts), ssl=parts.scheme == "https",
+                                   settings=_settings())
+    except (ValueError, httpx.TransportError, ChromaError) as e:  # chromadb: "Could not connect to a Chroma server"
         raise unreachable(url, e) from None
+
+
+def _down(e):
+    """Whether an error means the server is not there to answer: no connection, or the server (or a proxy in front
+    of it) failing with a 5xx; a refused request (4xx) is a bug to see as it is."""
+    return isinstance(e, httpx.TransportError) or e.code() >= 500
 
 
 def unreachable(url, e):
@@ -69,5 +81,18 @@ def unreachable(url, e):
 
 
 def slug(url):
-    """A file-name-safe form of a server address: one lexical index per server."""
-    return "".join(c if c.isalnum() else "-" for c in urlsplit(url if "://" in url else "http://" + url).netloc)
+    """A file-name-safe name for a server (scheme, host and port): one lexical index per server."""
+    parts = _parts(url)
+    return re.sub(r"[^a-z0-9]+", "-", f"{parts.scheme}-{parts.hostname}-{_port(parts)}".lower())
+
+
+def _parts(url):
+    """The URL split, http:// assumed; a path or user name it cannot carry is refused rather than dropped."""
+    parts = urlsplit(url if "://" in url else "http://" + url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/") or parts.username:
+        raise ConfigError(f"CHROMA_URL={url!r} is not a Chroma server's address; use http://HOST:PORT.")
+    return parts
+
+
+def _port(parts):
+    return parts.port or (443 if parts.scheme == "https" else 8000)
