@@ -88,19 +88,18 @@ class Judge:
         if self.profile not in PROFILES:
             raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
         self._lock = threading.Lock()  # request threads, and a check's own scoring threads, share the cache
-        self._system = prompt("system").template.strip()
         self._cache = OrderedDict()
 
     def prepare(self):
         """Load the model now; raise ModelError if it cannot work (a clear error before a stream starts)."""
         self.model.prepare()
 
-    def messages(self, name, system=None, **fields):
+    def messages(self, name, system="system", **fields):
         """The chat for a prompt; every field is fenced first (fence()): the sources fully, the user's own text
         (a claim, a sentence, the text to revise) only of control tokens, so it comes back as it was written.
-        system: the system prompt's name (default: ours)."""
+        system: the system prompt's name (default: ours; a profile may name its own)."""
         fenced = {k: fence(v, labels=k in ("sources", "critiques")) for k, v in fields.items()}
-        return [{"role": "system", "content": prompt(system).template.strip() if system else self._system},
+        return [{"role": "system", "content": prompt(system).template.strip()},
                 {"role": "user", "content": prompt(name).substitute(**fenced).strip()}]
 
     def p_yes(self, claim, evidence, shown=None):

@@ -7,6 +7,7 @@ took 14 s to load into the in-memory index this replaced). The words are the one
 
 import sqlite3
 from collections import Counter
+from contextlib import contextmanager
 
 from sourcecheck.text import content_words
 
@@ -83,19 +84,14 @@ class LexicalIndex:
     def close(self):
         self._db.close()
 
+    @contextmanager
     def _transaction(self):
-        return _Transaction(self._db)
-
-
-class _Transaction:
-    """BEGIN … COMMIT, or ROLLBACK on an exception (sqlite3's own context manager needs isolation_level)."""
-
-    def __init__(self, db):
-        self.db = db
-
-    def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
-        return self.db
-
-    def __exit__(self, kind, value, tb):
-        self.db.execute("ROLLBACK" if kind else "COMMIT")
+        """BEGIN … COMMIT, or ROLLBACK on an exception (sqlite3's own context manager opens no transaction in
+        autocommit mode)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
