@@ -7,7 +7,7 @@ from contextlib import closing
 from dataclasses import dataclass
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import EvidenceBlock, aligned, select_evidence
+from sourcecheck.evidence import EvidenceBlock, aligned, select_evidence, sentence_similarities
 from sourcecheck.text import find_citations, split_sentences, strip_citations
 
 
@@ -66,10 +66,12 @@ def _events(text, sentences, library, judge, ready, documents, options):
     hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
     # The shared block grows in sentence order, so every prompt's evidence is fixed first (cheap); the model calls
     # then run up to judge.model.concurrent at once (a remote server batches them), their results taken in order.
+    similarity = sentence_similarities(library.embedding_function, [claims[s.index] for s in checkable],
+                                       [hits[s.index] for s in checkable])
     block, jobs = EvidenceBlock(), []
-    for s in checkable:
+    for s, near in zip(checkable, similarity):
         claim = claims[s.index]
-        evidence = select_evidence(claim, hits[s.index], filenames, options.top_k)
+        evidence = select_evidence(claim, hits[s.index], filenames, options.top_k, near)
         shown = (block.add(evidence) if options.prompt_evidence == "shared" else
                  aligned(claim, evidence) if options.prompt_evidence == "aligned" else None)
         jobs.append((s.index, claim, evidence, shown))

@@ -15,6 +15,8 @@ TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy
 UNITS = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), 1)}
 _WORD_NUMBER = re.compile(r"\b(?:(" + "|".join(TENS) + r")(?:[-\s](" + "|".join(UNITS) + r"))?|("
                           + "|".join(WORD_NUMBERS) + r"))\b", re.IGNORECASE)
+# "one hundred and twenty-eight": the hundreds before a word number belong to it
+_HUNDREDS = re.compile(r"\b(a|" + "|".join(UNITS) + r")[\s-]+hundred(?:[\s-]+and)?[\s-]+$", re.IGNORECASE)
 SCALE = {"k": 1e3, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
 TIME_UNITS = {"seconds", "minutes", "hours", "days", "weeks", "months", "years", "second", "minute", "hour", "day",
               "week", "month", "year"}
@@ -90,9 +92,12 @@ def find_numbers(text):
             continue  # "two million": a scale this reader does not multiply out, so no value to compare
         tens, unit, small = (g.lower() if g else g for g in m.groups())
         value = TENS[tens] + UNITS.get(unit, 0) if tens else WORD_NUMBERS[small]
-        out.append(Number(m.group(0), float(value), "count",
-                          text[max(0, m.start() - 25):m.start()].lower(), _next_word(text, m.end()),
-                          _near(text, m.start(), m.end())))
+        start, hundreds = m.start(), _HUNDREDS.search(text[max(0, m.start() - 20):m.start()])
+        if hundreds:
+            value += 100 * UNITS.get(hundreds.group(1).lower(), 1)
+            start = max(0, m.start() - 20) + hundreds.start()
+        out.append(Number(text[start:m.end()], float(value), "count", text[max(0, start - 25):start].lower(),
+                          _next_word(text, m.end()), _near(text, start, m.end())))
     return out
 
 

@@ -54,6 +54,9 @@ def test_no_conflict_where_the_source_does_not_state_otherwise(claim):
     ("In order to treat older patients with sleep problems, melatonin was used.",
      "Melatonin was used to treat older patients with sleep disorder."),  # order / disorder are no opposites
     ("The tower is 5 m tall and made of steel.", "The tower is 5 metres tall and made of steel."),
+    # the hundreds belong to the word number (read as 28, this was a red mark on a true sentence)
+    ("An autopsy study examined 128 cervical discs from 30 subjects.",
+     "One hundred and twenty-eight cervical discs obtained from 30 autopsied subjects were examined."),
 ])
 def test_the_same_fact_written_another_way_is_no_conflict(claim, source):
     assert find_conflict(claim, [ev(source)]) is None
@@ -71,6 +74,13 @@ def test_numbers_have_kinds_units_and_scales():
     assert found == {"2019": (2019.0, "year", "people"), "76.2%": (76.2, "percent", "people"),
                      "1,280": (1280.0, "count", "people"), "35k": (35000.0, "count", "mice"),
                      "three": (3.0, "count", "epochs")}
+
+
+def test_a_word_number_with_hundreds_is_one_value_and_the_card_quotes_it_whole():
+    found = find_conflict("An autopsy study examined 138 cervical discs.",
+                          [ev("One hundred and twenty-eight cervical discs obtained from autopsies were examined.")])
+    assert (found.claim_value, found.source_value) == ("138", "One hundred and twenty-eight")
+    assert [(n.text, n.value) for n in find_numbers("two hundred twelve people")] == [("two hundred twelve", 212.0)]
 
 
 def test_the_card_text_and_the_correction_come_from_the_data():

@@ -1,4 +1,5 @@
-from sourcecheck.evidence import Evidence, aligned
+from sourcecheck.evidence import Evidence, aligned, select_evidence, sentence_similarities
+from sourcecheck.library import Hit
 
 def ev(passage):
     return Evidence("d", "a.pdf", 1, passage.split(".")[0], passage, 0.5)
@@ -19,3 +20,42 @@ def test_aligned_never_leaves_the_prompt_without_sources():
     out = aligned("A claim about words.", [run_on])
     assert len(out) == 1 and 0 < len(out[0].passage.split()) <= 90
     assert aligned("A claim.", []) == []
+
+
+# A paper's first chunk: its title and authors run into the abstract, close to every claim about the paper
+TITLE = Hit("t", "d1", 1, 0, 300, "Stem reserve mobilization in wheat under drought A. Gupta, K. Kaur Abstract The "
+            "effect of water deficit on stem reserves was studied. Two cultivars were compared.", 0.80)
+METHOD = Hit("m", "d1", 1, 300, 600, "Plants were grown in pots. Drought was imposed by withholding irrigation at "
+             "95 days after sowing. Stem samples were taken weekly.", 0.55)
+OTHER = Hit("o", "d2", 1, 0, 200, "Heat stress shortened grain filling. Yields fell by a third.", 0.50)
+
+
+def test_a_chunk_counts_by_its_best_sentence_which_is_its_quote():
+    claim = "Drought was imposed by withholding irrigation at 85 days after sowing."
+    shown = list(reversed(select_evidence(claim, [TITLE, OTHER, METHOD], {"d1": "a.pdf", "d2": "b.pdf"}, k=3)))
+    assert shown[0].quote == "Drought was imposed by withholding irrigation at 95 days after sowing."
+    assert "Plants were grown in pots." in shown[0].passage  # the judge reads the neighbours too
+    assert len(shown) == 3
+
+
+def test_the_quote_takes_in_a_neighbour_that_carries_another_part_of_a_merged_claim():
+    claim = "Plants grown in pots had drought imposed at 95 days after sowing, with stem samples taken weekly."
+    quote = list(reversed(select_evidence(claim, [METHOD], {"d1": "a.pdf"})))[0].quote
+    assert quote.startswith("Plants were grown in pots.") and quote.endswith("Stem samples were taken weekly.")
+    single = list(reversed(select_evidence("Yields fell by a third.", [OTHER], {"d2": "b.pdf"})))[0].quote
+    assert single == "Yields fell by a third."  # a neighbour that adds nothing of the claim stays out
+
+
+def test_sentence_similarities_embed_a_checks_sentences_once():
+    calls = []
+
+    def embed(texts):
+        calls.append(list(texts))
+        return [[1.0, 0.0] if "drought" in t.lower() else [0.0, 1.0] for t in texts]
+
+    sims = sentence_similarities(embed, ["Drought hurt wheat.", "Yields fell."], [[METHOD, OTHER], [OTHER]])
+    assert len(calls) == 1 and len(calls[0]) == 2 + 5  # two claims, five distinct sentences
+    assert sims[0]["Drought was imposed by withholding irrigation at 95 days after sowing."] == 1.0
+    assert sims[0]["Yields fell by a third."] == 0.0 and sims[1]["Yields fell by a third."] == 1.0
+    assert set(sims[1]) == {"Heat stress shortened grain filling.", "Yields fell by a third."}
+    assert sentence_similarities(embed, [], []) == [] and len(calls) == 1
