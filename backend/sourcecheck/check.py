@@ -7,7 +7,7 @@ from contextlib import closing
 from dataclasses import dataclass
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import EvidenceBlock, aligned, select_evidence, sentence_similarities
+from sourcecheck.evidence import EvidenceBlock, aligned, select_evidence, sentence_similarities, shortlist
 from sourcecheck.text import find_citations, split_sentences, strip_citations
 
 
@@ -64,10 +64,13 @@ def _events(text, sentences, library, judge, ready, documents, options):
     claims = {s.index: strip_citations(s.text) for s in checkable}
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
     hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
-    # The shared block grows in sentence order, so every prompt's evidence is fixed first (cheap); the model calls
-    # then run up to judge.model.concurrent at once (a remote server batches them), their results taken in order.
+    # Each claim's evidence is chosen by its best-matching sentences: those of its shortlisted chunks are
+    # embedded, once for the whole check.
+    hits = {s.index: shortlist(claims[s.index], hits[s.index], 2 * options.top_k) for s in checkable}
     similarity = sentence_similarities(library.embedding_function, [claims[s.index] for s in checkable],
                                        [hits[s.index] for s in checkable])
+    # The shared block grows in sentence order, so every prompt's evidence is fixed first (cheap); the model calls
+    # then run up to judge.model.concurrent at once (a remote server batches them), their results taken in order.
     block, jobs = EvidenceBlock(), []
     for s, near in zip(checkable, similarity):
         claim = claims[s.index]

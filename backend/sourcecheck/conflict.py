@@ -71,6 +71,7 @@ class Conflict:
     quote: str  # the source sentence, verbatim from the passage
     agrees: int = None  # a disagreement between documents: the evidence item that states the claim's value
     agreeing_quote: str = None
+    fixable: bool = True  # whether putting source_value in place of claim_value corrects the sentence
 
     def to_dict(self):
         return {"kind": self.kind, "claim_value": self.claim_value, "source_value": self.source_value,
@@ -160,6 +161,9 @@ def find_conflicts(claim, evidence):
                  or _direction_conflict(claim, sentence))
         if found:
             return Conflict(found[0], found[1], found[2], i, sentence), None
+        found = (whole and _pairing_conflict(claim, sentence)) or _swap_conflict(claim, sentence)
+        if found:  # a phrase of the claim, not one word: no replacement corrects it
+            return Conflict("direction", found[0], found[1], i, sentence, fixable=False), None
     on_topic = [(i, sentence, here) for i, sentence, here, _, whole in sentences if whole]
     for c in (c for c in claim_numbers if c not in missing):
         agree = next(((i, q) for i, q, here in on_topic if any(same_value(c, n) for n in here)), None)
@@ -259,6 +263,63 @@ def _direction_conflict(claim, sentence):
     return None
 
 
+def _pairing_conflict(claim, sentence):
+    """Direction words paired with the other things: "high sensitivity but low specificity" where the source
+    has "low sensitivity, but high specificity" (both words are in both, so _direction_conflict cannot see it)."""
+    claim_pairs, source_pairs = _pairs(claim), _pairs(sentence)
+    for (word, thing), phrase in claim_pairs.items():
+        if (word, thing) in source_pairs:
+            continue
+        rival = next((source_pairs[(r, thing)] for r in sorted(OPPOSITE.get(word, ())) if (r, thing) in source_pairs),
+                     None)
+        if rival:
+            return phrase, rival
+    return None
+
+
+def _pairs(text):
+    """{(direction word, stem of the content word right after it): the two words as written}."""
+    words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+    out = {}
+    for (w, start, _), (nxt, _, end) in zip(words, words[1:]):
+        if w.lower() in OPPOSITE and nxt.lower() not in STOPWORDS and not nxt.isdigit():
+            out.setdefault((w.lower(), nxt.lower()[:5]), text[start:end])
+    return out
+
+
+_THAN = re.compile(r"\b(?:than|compared (?:with|to)|in comparison (?:with|to)|relative to|versus|vs)\b", re.IGNORECASE)
+
+
+def _swap_conflict(claim, sentence):
+    """The two sides of a comparison swapped: "bacterial isolates showed higher activity than fungal ones" where
+    the source has "fungal isolates had higher activity compared with the bacterial isolates"."""
+    ours, theirs = _sides(claim), _sides(sentence)
+    if not ours or not theirs or ours[0] != theirs[0]:  # the same comparison of the same thing ("higher amylase")
+        return None
+    (_, left, right, phrase), (_, left2, right2, phrase2) = ours, theirs
+    if (left - right) & (right2 - left2) and (right - left) & (left2 - right2):
+        return phrase, phrase2
+    return None
+
+
+def _sides(text):
+    """((comparative word, stem of the word after it), stems of up to four content words before it, of up to four
+    after "than", the comparison as written) for the text's first comparison, or None."""
+    words = [(m.group(0).lower(), m.start()) for m in _WORD.finditer(text)]
+    for i, (w, start) in enumerate(words):
+        if w not in OPPOSITE:
+            continue
+        than = _THAN.search(text, start, start + 80)
+        if not than:
+            return None
+        before = [x[:5] for x, _ in words[:i] if x not in STOPWORDS and not x.isdigit()][-4:]
+        after = [(x[:5], at) for x, at in words if at >= than.end() and x not in STOPWORDS and not x.isdigit()][:4]
+        end = after[-1][1] + len(next(x for x, at in words if at == after[-1][1])) if after else than.end()
+        thing = next((x[:5] for x, _ in words[i + 1:] if x not in STOPWORDS), None)
+        return (w, thing), set(before), {x for x, _ in after}, text[start:end]
+    return None
+
+
 def describe(conflict, filename, page, agreeing=None):
     """The card's critique for a found conflict, from the data alone; agreeing: (filename, page) of the
     document that states the claim's value, for a disagreement between documents."""
@@ -273,7 +334,7 @@ def describe(conflict, filename, page, agreeing=None):
 
 def corrected(claim, conflict):
     """The claim with its value replaced by the source's (None where no replacement is known)."""
-    if conflict.kind == "negation":
+    if conflict.kind == "negation" or not conflict.fixable:
         return None
     pattern = r"(?<![\w.,])" + re.escape(conflict.claim_value) + r"(?![\w])"  # the whole word or number only
     fixed, n = re.subn(pattern, conflict.source_value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)

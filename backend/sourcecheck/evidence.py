@@ -38,6 +38,17 @@ CHUNK_SIMILARITY = 0.3
 SENTENCE_EMBEDDING = 0.7
 QUOTE_GAIN = 0.15
 QUOTE_WORDS = 60
+SHORTLIST = 10  # chunks per claim whose sentences are embedded (a cheap first rank cuts the 20 candidates)
+
+
+def shortlist(claim, hits, n=SHORTLIST):
+    """The n hits a claim's evidence is chosen from, by a cheap first rank (the rerank below without
+    sentence embeddings), in their original order: it bounds what sentence_similarities() embeds."""
+    if len(hits) <= n:
+        return list(hits)
+    scores = _rank(claim, hits, None)
+    keep = {id(hit) for _, hit, _, _ in sorted(scores, key=lambda r: -r[0])[:n]}
+    return [hit for hit in hits if id(hit) in keep]
 
 
 def sentence_similarities(embed, claims, hits_per_claim):
@@ -62,6 +73,22 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
     cosine with the claim} (sentence_similarities()); without it, sentences match by words and numbers only.
     Words weigh by how rare they are among the candidate sentences (IDF): a paper set about one topic shares
     its topic words, so what settles a claim is the sentence with its specific words and numbers."""
+    ranked = _rank(claim, hits, similarity)
+    ranked.sort(key=lambda r: -r[0])
+    chosen = []
+    for score, hit, sentences, best in ranked:
+        if any(h.document_id == hit.document_id and h.page == hit.page and h.start < hit.end and hit.start < h.end
+               for _, h, _, _ in chosen):
+            continue  # neighbouring chunks overlap: keep the better one
+        chosen.append((score, hit, sentences, best))
+        if len(chosen) == k:
+            break
+    evidence = [_evidence(hit, sentences, span, score, filenames) for score, hit, sentences, span in chosen]
+    return list(reversed(evidence))
+
+
+def _rank(claim, hits, similarity):
+    """(score, hit, its sentences, the (start, end) of its quote among them) for each hit."""
     claim_words, claim_numbers = _stems(claim), numbers(claim)
     split = [_sentences(hit.text) or [hit.text] for hit in hits]
     found = [(_stems(s), numbers(s)) for sentences in split for s in sentences]
@@ -82,19 +109,8 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
     for hit, sentences in zip(hits, split):
         best = max(range(len(sentences)), key=lambda i: match(sentences[i]))
         score = CHUNK_SIMILARITY * max(hit.similarity, 0.0) + (1 - CHUNK_SIMILARITY) * match(sentences[best])
-        ranked.append((score, hit, sentences, best))
-    ranked.sort(key=lambda r: -r[0])
-    chosen = []
-    for score, hit, sentences, best in ranked:
-        if any(h.document_id == hit.document_id and h.page == hit.page and h.start < hit.end and hit.start < h.end
-               for _, h, _, _ in chosen):
-            continue  # neighbouring chunks overlap: keep the better one
-        chosen.append((score, hit, sentences, best))
-        if len(chosen) == k:
-            break
-    evidence = [_evidence(hit, sentences, _quote_span(sentences, best, found_at, coverage), score, filenames)
-                for score, hit, sentences, best in chosen]
-    return list(reversed(evidence))
+        ranked.append((score, hit, sentences, _quote_span(sentences, best, found_at, coverage)))
+    return ranked
 
 
 def _stems(text):

@@ -76,6 +76,33 @@ def test_numbers_have_kinds_units_and_scales():
                      "three": (3.0, "count", "epochs")}
 
 
+AMYLASE = "The fungal isolates had higher amylase activity when compared with the bacterial isolates."
+GDS = "The GDS-15 and its two subscales had low sensitivity (25-42%), but high specificity (90-100%)."
+
+
+@pytest.mark.parametrize("claim, source, values", [
+    ("In food wastes, the bacterial isolates showed higher amylase activity than the fungal isolates.", AMYLASE,
+     ("higher amylase activity than the fungal isolates", "higher amylase activity when compared with the bacterial isolates")),
+    ("The GDS-15 and its two subscales, by contrast, had high sensitivity but low specificity.", GDS,
+     ("high sensitivity", "low sensitivity")),
+])
+def test_a_comparison_swapped_or_direction_words_paired_otherwise_are_conflicts_with_no_automatic_fix(
+        claim, source, values):
+    found = find_conflict(claim, [ev(source)])
+    assert (found.kind, found.claim_value, found.source_value) == ("direction",) + values
+    assert corrected(claim, found) is None  # swapping one phrase in would not make the sentence true
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("In food wastes, the fungal isolates showed higher amylase activity than the bacterial ones.", AMYLASE),
+    ("The GDS-15 had low sensitivity and high specificity.", GDS),
+    ("Fungi had higher amylase activity than bacteria, while bacteria grew faster than fungi.",
+     "Bacteria grew faster than fungi. The fungal isolates had higher amylase activity than bacteria."),
+])
+def test_the_same_comparison_and_pairing_are_no_conflict(claim, source):
+    assert find_conflict(claim, [ev(source)]) is None
+
+
 def test_a_word_number_with_hundreds_is_one_value_and_the_card_quotes_it_whole():
     found = find_conflict("An autopsy study examined 138 cervical discs.",
                           [ev("One hundred and twenty-eight cervical discs obtained from autopsies were examined.")])

@@ -1,4 +1,4 @@
-from sourcecheck.evidence import Evidence, aligned, select_evidence, sentence_similarities
+from sourcecheck.evidence import Evidence, aligned, select_evidence, sentence_similarities, shortlist
 from sourcecheck.library import Hit
 
 def ev(passage):
@@ -59,3 +59,11 @@ def test_sentence_similarities_embed_a_checks_sentences_once():
     assert sims[0]["Yields fell by a third."] == 0.0 and sims[1]["Yields fell by a third."] == 1.0
     assert set(sims[1]) == {"Heat stress shortened grain filling.", "Yields fell by a third."}
     assert sentence_similarities(embed, [], []) == [] and len(calls) == 1
+
+
+def test_the_shortlist_keeps_the_chunks_that_match_the_claim_in_their_order():
+    fillers = [Hit(f"f{i}", "d3", 2, 100 * i, 100 * i + 90, f"Unrelated note number {i} on soil.", 0.6)
+               for i in range(12)]
+    kept = shortlist("Drought was imposed at 95 days after sowing.", fillers[:6] + [METHOD] + fillers[6:], n=3)
+    assert len(kept) == 3 and METHOD in kept
+    assert shortlist("anything", [OTHER, METHOD], n=3) == [OTHER, METHOD]
