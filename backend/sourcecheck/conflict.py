@@ -97,6 +97,8 @@ def find_numbers(text):
         if hundreds:
             value += 100 * UNITS.get(hundreds.group(1).lower(), 1)
             start = max(0, m.start() - 20) + hundreds.start()
+        if re.search(r"\b(thousand|million|billion)[\s,-]+(?:and[\s-]+)?$", text[max(0, start - 15):start], re.IGNORECASE):
+            continue  # "one thousand two hundred and fifty": the thousands are not read, so no value to compare
         out.append(Number(text[start:m.end()], float(value), "count", text[max(0, start - 25):start].lower(),
                           _next_word(text, m.end()), _near(text, start, m.end())))
     return out
@@ -264,16 +266,16 @@ def _direction_conflict(claim, sentence):
 
 
 def _pairing_conflict(claim, sentence):
-    """Direction words paired with the other things: "high sensitivity but low specificity" where the source
-    has "low sensitivity, but high specificity" (both words are in both, so _direction_conflict cannot see it)."""
+    """Two direction words crossed over two things: the claim's "high sensitivity but low specificity" where the
+    source has "low sensitivity, but high specificity" (both words are in both, so _direction_conflict cannot
+    see it). Only a full cross counts: one pair reworded ("B lower than A" for "A higher than B") does not."""
     claim_pairs, source_pairs = _pairs(claim), _pairs(sentence)
     for (word, thing), phrase in claim_pairs.items():
-        if (word, thing) in source_pairs:
-            continue
-        rival = next((source_pairs[(r, thing)] for r in sorted(OPPOSITE.get(word, ())) if (r, thing) in source_pairs),
-                     None)
-        if rival:
-            return phrase, rival
+        for rival in sorted(OPPOSITE.get(word, ()) - {"before", "after"}):
+            others = [t for (w, t) in claim_pairs if w == rival and t != thing]
+            if ((rival, thing) in source_pairs and (word, thing) not in source_pairs
+                    and any((word, t) in source_pairs and (rival, t) not in source_pairs for t in others)):
+                return phrase, source_pairs[(rival, thing)]
     return None
 
 
@@ -282,12 +284,13 @@ def _pairs(text):
     words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
     out = {}
     for (w, start, _), (nxt, _, end) in zip(words, words[1:]):
-        if w.lower() in OPPOSITE and nxt.lower() not in STOPWORDS and not nxt.isdigit():
+        if w.lower() in OPPOSITE and nxt.lower() not in STOPWORDS and not any(ch.isdigit() for ch in nxt):
             out.setdefault((w.lower(), nxt.lower()[:5]), text[start:end])
     return out
 
 
 _THAN = re.compile(r"\b(?:than|compared (?:with|to)|in comparison (?:with|to)|relative to|versus|vs)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:()]|\b(?:and|but|while|whereas|although|though|which|who)\b", re.IGNORECASE)
 
 
 def _swap_conflict(claim, sentence):
@@ -303,20 +306,26 @@ def _swap_conflict(claim, sentence):
 
 
 def _sides(text):
-    """((comparative word, stem of the word after it), stems of up to four content words before it, of up to four
-    after "than", the comparison as written) for the text's first comparison, or None."""
-    words = [(m.group(0).lower(), m.start()) for m in _WORD.finditer(text)]
-    for i, (w, start) in enumerate(words):
+    """((comparative word, stem of the thing compared), stems of up to four content words before it, of up to four
+    after "than", the comparison as written) for the text's first comparison of a named thing, or None. "More
+    than 50" compares no thing; each side stops at its clause ("…, and …")."""
+    words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+    for i, (w, start, _) in enumerate(words):
         if w not in OPPOSITE:
             continue
-        than = _THAN.search(text, start, start + 80)
-        if not than:
-            return None
-        before = [x[:5] for x, _ in words[:i] if x not in STOPWORDS and not x.isdigit()][-4:]
-        after = [(x[:5], at) for x, at in words if at >= than.end() and x not in STOPWORDS and not x.isdigit()][:4]
-        end = after[-1][1] + len(next(x for x, at in words if at == after[-1][1])) if after else than.end()
-        thing = next((x[:5] for x, _ in words[i + 1:] if x not in STOPWORDS), None)
-        return (w, thing), set(before), {x for x, _ in after}, text[start:end]
+        than = next((m for m in _THAN.finditer(text, start) if m.start() < start + 80), None)
+        between = [x for x, at, _ in words[i + 1:] if than and at < than.start() and x not in STOPWORDS]
+        if not than or not between or any(ch.isdigit() for ch in between[0]) or _CLAUSE.search(
+                text, start, than.start()):
+            continue
+        cut = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
+        stop = next((m.start() for m in _CLAUSE.finditer(text, than.end())), len(text))
+        before = [x[:5] for x, at, _ in words[:i] if at >= cut and x not in STOPWORDS and not x.isdigit()][-4:]
+        after = [(x[:5], end) for x, at, end in words if than.end() <= at < stop and x not in STOPWORDS
+                 and not x.isdigit()][:4]
+        if not before or not after:
+            continue
+        return (w, between[0][:5]), set(before), {x for x, _ in after}, text[start:after[-1][1]]
     return None
 
 
@@ -337,5 +346,8 @@ def corrected(claim, conflict):
     if conflict.kind == "negation" or not conflict.fixable:
         return None
     pattern = r"(?<![\w.,])" + re.escape(conflict.claim_value) + r"(?![\w])"  # the whole word or number only
-    fixed, n = re.subn(pattern, conflict.source_value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
+    value = conflict.source_value
+    if _WORD_NUMBER.match(value.split()[0]) or value.split()[0].lower() in UNITS or value.split()[0].lower() == "a":
+        value = value[0].lower() + value[1:]  # a word number that opened the source's sentence: not mid-sentence
+    fixed, n = re.subn(pattern, value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
     return fixed if n else None

@@ -90,7 +90,7 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
 def _rank(claim, hits, similarity):
     """(score, hit, its sentences, the (start, end) of its quote among them) for each hit."""
     claim_words, claim_numbers = _stems(claim), numbers(claim)
-    split = [_sentences(hit.text) or [hit.text] for hit in hits]
+    split = [_sentences(hit.text) for hit in hits]
     found = [(_stems(s), numbers(s)) for sentences in split for s in sentences]
     weight = _rarity([words for words, _ in found], claim_words)
     top = max(weight.values(), default=1.0)
@@ -119,7 +119,8 @@ def _stems(text):
 
 
 def _sentences(text):
-    return [s.text for s in split_sentences(text)]
+    """A chunk's sentences (the chunk itself when it has none): what is matched, embedded and quoted."""
+    return [s.text for s in split_sentences(text)] or [text]
 
 
 def _rarity(seen, words):

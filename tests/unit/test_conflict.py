@@ -98,6 +98,18 @@ def test_a_comparison_swapped_or_direction_words_paired_otherwise_are_conflicts_
     ("The GDS-15 had low sensitivity and high specificity.", GDS),
     ("Fungi had higher amylase activity than bacteria, while bacteria grew faster than fungi.",
      "Bacteria grew faster than fungi. The fungal isolates had higher amylase activity than bacteria."),
+    # reworded true sentences a first version of these rules marked red (a reviewer's examples)
+    ("Among enrolled patients, more than 50 had diabetes.", "Diabetes affected more than 50 of the enrolled patients."),
+    ("Of all respondents, less than a third used the app daily.",
+     "Daily app use was reported by less than a third of all respondents."),
+    ("Group A had higher scores than group B.", "Group B had lower scores than group A."),
+    ("Group B received more supervision than group A.",
+     "Group A received more training and less supervision than group B."),
+    ("Large models beat small models on the benchmark.",
+     "Small models lagged behind large language models on the benchmark."),
+    ("Fungi had higher amylase activity than bacteria, and bacteria had higher amylase activity than yeasts.",
+     "Bacteria had higher amylase activity than yeasts, and fungi had higher amylase activity than bacteria."),
+    ("The trial enrolled 1,250 patients.", "One thousand two hundred and fifty patients were enrolled in the trial."),
 ])
 def test_the_same_comparison_and_pairing_are_no_conflict(claim, source):
     assert find_conflict(claim, [ev(source)]) is None
@@ -107,6 +119,8 @@ def test_a_word_number_with_hundreds_is_one_value_and_the_card_quotes_it_whole()
     found = find_conflict("An autopsy study examined 138 cervical discs.",
                           [ev("One hundred and twenty-eight cervical discs obtained from autopsies were examined.")])
     assert (found.claim_value, found.source_value) == ("138", "One hundred and twenty-eight")
+    assert corrected("An autopsy study examined 138 cervical discs.", found) == (
+        "An autopsy study examined one hundred and twenty-eight cervical discs.")
     assert [(n.text, n.value) for n in find_numbers("two hundred twelve people")] == [("two hundred twelve", 212.0)]
 
 

@@ -64,6 +64,20 @@ def test_sentence_similarities_embed_a_checks_sentences_once():
 def test_the_shortlist_keeps_the_chunks_that_match_the_claim_in_their_order():
     fillers = [Hit(f"f{i}", "d3", 2, 100 * i, 100 * i + 90, f"Unrelated note number {i} on soil.", 0.6)
                for i in range(12)]
-    kept = shortlist("Drought was imposed at 95 days after sowing.", fillers[:6] + [METHOD] + fillers[6:], n=3)
+    hits = fillers[:6] + [METHOD] + fillers[6:]
+    kept = shortlist("Drought was imposed at 95 days after sowing.", hits, n=3)
     assert len(kept) == 3 and METHOD in kept
+    assert kept == sorted(kept, key=hits.index)  # the search's order, for the rerank to break ties as before
     assert shortlist("anything", [OTHER, METHOD], n=3) == [OTHER, METHOD]
+
+
+def test_the_sentence_the_embedding_finds_closest_opens_the_card_where_words_do_not_tell():
+    # two sentences sharing the claim's words equally; the embedding says which one the claim means
+    hit = Hit("p", "d1", 1, 0, 200, "Yields fell in the dry plots. Yields rose in the watered plots.", 0.5)
+    claim = "Irrigated plots gave more grain."
+    similarity = {"Yields fell in the dry plots.": 0.1, "Yields rose in the watered plots.": 0.8}
+    assert select_evidence(claim, [hit], {"d1": "a.pdf"}, similarity=similarity)[0].quote == (
+        "Yields rose in the watered plots.")
+    similarity = {"Yields fell in the dry plots.": 0.8, "Yields rose in the watered plots.": 0.1}
+    assert select_evidence(claim, [hit], {"d1": "a.pdf"}, similarity=similarity)[0].quote == (
+        "Yields fell in the dry plots.")
