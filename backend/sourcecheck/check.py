@@ -7,7 +7,7 @@ from contextlib import closing
 from dataclasses import dataclass
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import EvidenceBlock, aligned, select_evidence, sentence_similarities, shortlist
+from sourcecheck.evidence import EvidenceBlock, SentenceSimilarity, aligned, select_evidence, shortlist
 from sourcecheck.text import find_citations, split_sentences, strip_citations
 
 
@@ -64,29 +64,28 @@ def _events(text, sentences, library, judge, ready, documents, options):
     claims = {s.index: strip_citations(s.text) for s in checkable}
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
     hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
-    # Each claim's evidence is chosen by its best-matching sentences: those of its shortlisted chunks are
-    # embedded, once for the whole check.
-    hits = {s.index: shortlist(claims[s.index], hits[s.index], 2 * options.top_k) for s in checkable}
-    similarity = sentence_similarities(library.embedding_function, [claims[s.index] for s in checkable],
-                                       [hits[s.index] for s in checkable])
-    # The shared block grows in sentence order, so every prompt's evidence is fixed first (cheap); the model calls
-    # then run up to judge.model.concurrent at once (a remote server batches them), their results taken in order.
-    block, jobs = EvidenceBlock(), []
-    for s, near in zip(checkable, similarity):
-        claim = claims[s.index]
-        evidence = select_evidence(claim, hits[s.index], filenames, options.top_k, near)
-        shown = (block.add(evidence) if options.prompt_evidence == "shared" else
-                 aligned(claim, evidence) if options.prompt_evidence == "aligned" else None)
-        jobs.append((s.index, claim, evidence, shown))
-    workers = getattr(judge.model, "concurrent", 1)
+    # The shared block grows in sentence order, so each prompt's evidence is fixed when its turn comes, its
+    # sentences embedded then (SentenceSimilarity); the model calls run up to judge.model.concurrent at once (a
+    # remote server batches them; their evidence is then fixed up front), their results taken in order.
+    block, similarity = EvidenceBlock(), SentenceSimilarity(library.embedding_function)
+
+    def prepared():
+        for s in checkable:
+            claim = claims[s.index]
+            near = shortlist(claim, hits[s.index], 2 * options.top_k)
+            evidence = select_evidence(claim, near, filenames, options.top_k, similarity(claim, near))
+            shown = (block.add(evidence) if options.prompt_evidence == "shared" else
+                     aligned(claim, evidence) if options.prompt_evidence == "aligned" else None)
+            yield s.index, claim, evidence, shown
 
     def score_one(job):
         _, claim, evidence, shown = job
-        return judge.score(claim, evidence, decompose=options.decompose, shown=shown, sensitivity=options.sensitivity)
+        return job, judge.score(claim, evidence, decompose=options.decompose, shown=shown,
+                                sensitivity=options.sensitivity)
 
     by_index, later = {}, []
-    with closing(ordered(score_one, jobs, workers)) as scores:
-        for (index, claim, evidence, shown), score in zip(jobs, scores):
+    with closing(ordered(score_one, prepared(), getattr(judge.model, "concurrent", 1))) as scores:
+        for (index, claim, evidence, shown), score in scores:
             final = score.label == "supported" or not options.critique
             card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
             by_index[index] = {"type": "verdict", "index": index, "label": score.label,
@@ -98,17 +97,17 @@ def _events(text, sentences, library, judge, ready, documents, options):
                 by_index[index]["conflict"] = score.conflict.to_dict()
             if options.internals:
                 by_index[index]["internals"] = {"p_raw": score.p_raw, "signals": score.signals, "state": score.state}
-            if not final:  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
-                later.append((index, claim, evidence, block.shown_for(evidence, shown), score))
+            if not final:
+                later.append((index, claim, evidence, shown, score))
             yield dict(by_index[index])
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
     # scoring passes, and each card fills in when its critique is written (the same index again, final).
 
-    def explain_one(job):
+    def explain_one(job):  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
         _, claim, evidence, shown, score = job
-        return judge.explain(claim, evidence, score, shown)
+        return judge.explain(claim, evidence, score, block.shown_for(evidence, shown))
 
-    with closing(ordered(explain_one, later, workers)) as cards:
+    with closing(ordered(explain_one, later, getattr(judge.model, "concurrent", 1))) as cards:
         for (index, *_), card in zip(later, cards):
             by_index[index] = {**by_index[index], **card, "final": True}
             yield dict(by_index[index])

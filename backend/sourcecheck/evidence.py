@@ -43,7 +43,7 @@ SHORTLIST = 10  # chunks per claim whose sentences are embedded (a cheap first r
 
 def shortlist(claim, hits, n=SHORTLIST):
     """The n hits a claim's evidence is chosen from, by a cheap first rank (the rerank below without
-    sentence embeddings), in their original order: it bounds what sentence_similarities() embeds."""
+    sentence embeddings), in their original order: it bounds what SentenceSimilarity embeds."""
     if len(hits) <= n:
         return list(hits)
     scores = _rank(claim, hits, None)
@@ -51,18 +51,23 @@ def shortlist(claim, hits, n=SHORTLIST):
     return [hit for hit in hits if id(hit) in keep]
 
 
-def sentence_similarities(embed, claims, hits_per_claim):
-    """For each claim, {sentence: cosine with the claim} over the sentences of its candidate chunks: one call
-    to the embedding function for a whole check (the sentences candidates share are embedded once)."""
-    sentences = sorted({s for hits in hits_per_claim for hit in hits for s in _sentences(hit.text)})
-    if not claims or not sentences:
-        return [{} for _ in claims]
-    vectors = np.asarray(embed(list(claims) + sentences), dtype=np.float32)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    cosines = vectors[len(claims):] @ vectors[:len(claims)].T
-    at = {s: i for i, s in enumerate(sentences)}
-    return [{s: float(cosines[at[s], c]) for hit in hits for s in _sentences(hit.text)}
-            for c, hits in enumerate(hits_per_claim)]
+class SentenceSimilarity:
+    """similarity(claim, hits): {sentence: cosine with the claim} over the sentences of the claim's candidate
+    chunks. One per check: each sentence is embedded once, when the first claim that needs it comes, so the
+    first verdict waits for one claim's sentences, not the whole check's."""
+
+    def __init__(self, embed):
+        self.embed = embed
+        self.vectors = {}
+
+    def __call__(self, claim, hits):
+        sentences = [s for hit in hits for s in _sentences(hit.text)]
+        new = [t for t in dict.fromkeys([claim] + sentences) if t not in self.vectors]
+        if new:
+            vectors = np.asarray(self.embed(new), dtype=np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            self.vectors.update(zip(new, vectors))
+        return {s: float(self.vectors[s] @ self.vectors[claim]) for s in sentences}
 
 
 def select_evidence(claim, hits, filenames, k=5, similarity=None):
@@ -70,7 +75,7 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
 
     A chunk counts by its sentence that best matches the claim, which becomes its quote: a chunk of a paper
     is about several things, and the card should open on the one the claim is about. similarity: {sentence:
-    cosine with the claim} (sentence_similarities()); without it, sentences match by words and numbers only.
+    cosine with the claim} (SentenceSimilarity); without it, sentences match by words and numbers only.
     Words weigh by how rare they are among the candidate sentences (IDF): a paper set about one topic shares
     its topic words, so what settles a claim is the sentence with its specific words and numbers."""
     ranked = _rank(claim, hits, similarity)

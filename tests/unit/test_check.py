@@ -183,3 +183,25 @@ def test_a_document_deleted_between_validation_and_scoring_gives_verdicts_not_a_
         library.delete(doc["id"])
     out = list(events)  # the evidence is now empty: an empty shared block must still be a cache key
     assert out[1]["type"] == "verdict" and out[1]["label"] == "unsupported" and out[1]["evidence"] == []
+
+
+def test_the_first_verdict_does_not_wait_for_the_other_sentences_evidence(library):
+    embedded = []
+
+    class Counting(HashEmbedding):
+        def __call__(self, texts):
+            embedded.append(list(texts))
+            return super().__call__(texts)
+
+    library.embedding_function = Counting()
+    events = check_text(TEXT, library, judge(), options=CheckOptions(critique=False))
+    next(events)  # the sentences
+    first = next(events)
+    assert first["type"] == "verdict" and first["index"] == 1
+    # one search for the three claims, then the first claim's candidate sentences only
+    assert len(embedded) == 2 and len(embedded[0]) == 3
+    assert embedded[1][0] == "The Golden Gate Bridge opened to traffic on May 27, 1937."
+    assert "The bridge was the first one painted by robots." not in embedded[1]
+    rest = list(events)
+    assert [e["index"] for e in rest if e["type"] == "verdict"] == [2, 3]
+    assert len(embedded) == 4 and embedded[3][0] == "The bridge was the first one painted by robots."

@@ -1,4 +1,4 @@
-from sourcecheck.evidence import Evidence, aligned, select_evidence, sentence_similarities, shortlist
+from sourcecheck.evidence import Evidence, SentenceSimilarity, aligned, select_evidence, shortlist
 from sourcecheck.library import Hit
 
 def ev(passage):
@@ -46,19 +46,21 @@ def test_the_quote_takes_in_a_neighbour_that_carries_another_part_of_a_merged_cl
     assert single == "Yields fell by a third."  # a neighbour that adds nothing of the claim stays out
 
 
-def test_sentence_similarities_embed_a_checks_sentences_once():
+def test_a_checks_sentences_are_embedded_once_each_when_a_claim_first_needs_them():
     calls = []
 
     def embed(texts):
         calls.append(list(texts))
         return [[1.0, 0.0] if "drought" in t.lower() else [0.0, 1.0] for t in texts]
 
-    sims = sentence_similarities(embed, ["Drought hurt wheat.", "Yields fell."], [[METHOD, OTHER], [OTHER]])
-    assert len(calls) == 1 and len(calls[0]) == 2 + 5  # two claims, five distinct sentences
-    assert sims[0]["Drought was imposed by withholding irrigation at 95 days after sowing."] == 1.0
-    assert sims[0]["Yields fell by a third."] == 0.0 and sims[1]["Yields fell by a third."] == 1.0
-    assert set(sims[1]) == {"Heat stress shortened grain filling.", "Yields fell by a third."}
-    assert sentence_similarities(embed, [], []) == [] and len(calls) == 1
+    similarity = SentenceSimilarity(embed)
+    first = similarity("Drought hurt wheat.", [METHOD, OTHER])
+    assert len(calls) == 1 and len(calls[0]) == 1 + 5  # the claim and five distinct sentences
+    assert first["Drought was imposed by withholding irrigation at 95 days after sowing."] == 1.0
+    assert first["Yields fell by a third."] == 0.0
+    second = similarity("Yields fell.", [OTHER])
+    assert calls[1] == ["Yields fell."]  # OTHER's sentences were embedded for the first claim
+    assert second == {"Heat stress shortened grain filling.": 1.0, "Yields fell by a third.": 1.0}
 
 
 def test_the_shortlist_keeps_the_chunks_that_match_the_claim_in_their_order():
