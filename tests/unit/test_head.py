@@ -89,4 +89,4 @@ def test_the_shipped_sensitivity_is_reproduced_from_the_committed_features():
     assert head.sensitivity(data["chatpdfs-dev"]["y"], p["chatpdfs-dev"]) == calibration["sensitivity"]
     y, q = data["chatpdfs-test"]["y"], p["chatpdfs-test"]
     assert np.mean(q[y == 1] < calibration["sensitivity"]["balanced"]) <= 0.15  # measured 10.8 %
-    assert np.mean(q[y == 0] < calibration["sensitivity"]["strict"]) >= 0.7  # measured 79.1 %
+    assert np.mean(q[y == 0] < calibration["sensitivity"]["strict"]) >= 0.7  # measured 77.6 % (82.1 % with conflicts)
