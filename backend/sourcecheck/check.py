@@ -68,6 +68,7 @@ def _events(text, sentences, library, judge, ready, documents, options):
     # sentences embedded then (SentenceSimilarity); the model calls run up to judge.model.concurrent at once (a
     # remote server batches them; their evidence is then fixed up front), their results taken in order.
     block, similarity = EvidenceBlock(), SentenceSimilarity(library.embedding_function)
+    workers = getattr(judge.model, "concurrent", 1)
 
     def prepared():
         for s in checkable:
@@ -84,7 +85,7 @@ def _events(text, sentences, library, judge, ready, documents, options):
                                 sensitivity=options.sensitivity)
 
     by_index, later = {}, []
-    with closing(ordered(score_one, prepared(), getattr(judge.model, "concurrent", 1))) as scores:
+    with closing(ordered(score_one, prepared(), workers)) as scores:
         for (index, claim, evidence, shown), score in scores:
             final = score.label == "supported" or not options.critique
             card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
@@ -107,7 +108,7 @@ def _events(text, sentences, library, judge, ready, documents, options):
         _, claim, evidence, shown, score = job
         return judge.explain(claim, evidence, score, block.shown_for(evidence, shown))
 
-    with closing(ordered(explain_one, later, getattr(judge.model, "concurrent", 1))) as cards:
+    with closing(ordered(explain_one, later, workers)) as cards:
         for (index, *_), card in zip(later, cards):
             by_index[index] = {**by_index[index], **card, "final": True}
             yield dict(by_index[index])

@@ -6,7 +6,7 @@ words with the sources is not a conflict, and the model's "do they contradict it
 import re
 from dataclasses import dataclass
 
-from sourcecheck.text import STOPWORDS, content_words, split_sentences
+from sourcecheck.text import STOPWORDS, content_words, sentence_texts
 
 WORD_NUMBERS = {w: n for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -17,6 +17,7 @@ _WORD_NUMBER = re.compile(r"\b(?:(" + "|".join(TENS) + r")(?:[-\s](" + "|".join(
                           + "|".join(WORD_NUMBERS) + r"))\b", re.IGNORECASE)
 # "one hundred and twenty-eight": the hundreds before a word number belong to it
 _HUNDREDS = re.compile(r"\b(a|" + "|".join(UNITS) + r")[\s-]+hundred(?:[\s-]+and)?[\s-]+$", re.IGNORECASE)
+_THOUSANDS = re.compile(r"\b(thousand|million|billion)[\s,-]+(?:and[\s-]+)?$", re.IGNORECASE)
 SCALE = {"k": 1e3, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
 TIME_UNITS = {"seconds", "minutes", "hours", "days", "weeks", "months", "years", "second", "minute", "hour", "day",
               "week", "month", "year"}
@@ -97,7 +98,7 @@ def find_numbers(text):
         if hundreds:
             value += 100 * UNITS.get(hundreds.group(1).lower(), 1)
             start = max(0, m.start() - 20) + hundreds.start()
-        if re.search(r"\b(thousand|million|billion)[\s,-]+(?:and[\s-]+)?$", text[max(0, start - 15):start], re.IGNORECASE):
+        if _THOUSANDS.search(text[max(0, start - 15):start]):
             continue  # "one thousand two hundred and fifty": the thousands are not read, so no value to compare
         out.append(Number(text[start:m.end()], float(value), "count", text[max(0, start - 25):start].lower(),
                           _next_word(text, m.end()), _near(text, start, m.end())))
@@ -147,7 +148,7 @@ def find_conflicts(claim, evidence):
     about = stems(claim) - {w[:5] for w in NEGATIONS | set(OPPOSITE)}
     sentences = []  # (evidence index, sentence, its numbers, shared stems, about the claim as a whole)
     for i in reversed(range(len(evidence))):  # most relevant first
-        for sentence in [s.text for s in split_sentences(evidence[i].passage)] or [evidence[i].passage]:
+        for sentence in sentence_texts(evidence[i].passage):
             shared = about & stems(sentence)
             whole = len(shared) >= min(2, len(about)) > 0 and len(shared) >= ABOUT_THE_SAME * len(about)
             sentences.append((i, sentence, find_numbers(sentence), shared, whole))
@@ -346,8 +347,8 @@ def corrected(claim, conflict):
     if conflict.kind == "negation" or not conflict.fixable:
         return None
     pattern = r"(?<![\w.,])" + re.escape(conflict.claim_value) + r"(?![\w])"  # the whole word or number only
-    value = conflict.source_value
-    if _WORD_NUMBER.match(value.split()[0]) or value.split()[0].lower() in UNITS or value.split()[0].lower() == "a":
+    value, first = conflict.source_value, conflict.source_value.split()[0].lower()
+    if first in UNITS or first == "a" or _WORD_NUMBER.fullmatch(first):
         value = value[0].lower() + value[1:]  # a word number that opened the source's sentence: not mid-sentence
     fixed, n = re.subn(pattern, value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
     return fixed if n else None

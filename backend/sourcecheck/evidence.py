@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sourcecheck.text import content_words, numbers, split_sentences
+from sourcecheck.text import content_words, numbers, sentence_texts
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
 ALIGNED_WORDS = 90  # most words of source sentences an aligned prompt shows (aligned())
@@ -61,7 +61,7 @@ class SentenceSimilarity:
         self.vectors = {}
 
     def __call__(self, claim, hits):
-        sentences = [s for hit in hits for s in _sentences(hit.text)]
+        sentences = [s for hit in hits for s in sentence_texts(hit.text)]
         new = [t for t in dict.fromkeys([claim] + sentences) if t not in self.vectors]
         if new:
             vectors = np.asarray(self.embed(new), dtype=np.float32)
@@ -95,7 +95,7 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
 def _rank(claim, hits, similarity):
     """(score, hit, its sentences, the (start, end) of its quote among them) for each hit."""
     claim_words, claim_numbers = _stems(claim), numbers(claim)
-    split = [_sentences(hit.text) for hit in hits]
+    split = [sentence_texts(hit.text) for hit in hits]
     found = [(_stems(s), numbers(s)) for sentences in split for s in sentences]
     weight = _rarity([words for words, _ in found], claim_words)
     top = max(weight.values(), default=1.0)
@@ -121,11 +121,6 @@ def _rank(claim, hits, similarity):
 def _stems(text):
     """Content words cut to five letters, so "mobilisation" meets "mobilization"."""
     return {w[:5] for w in content_words(text)}
-
-
-def _sentences(text):
-    """A chunk's sentences (the chunk itself when it has none): what is matched, embedded and quoted."""
-    return [s.text for s in split_sentences(text)] or [text]
 
 
 def _rarity(seen, words):
@@ -162,7 +157,8 @@ def _evidence(hit, sentences, span, score, filenames):
                 lo, hi, grew = lo2, hi2, True
         if not grew:
             break
-    passage = " ".join(sentences[lo:hi]) if len(" ".join(sentences[lo:hi]).split()) <= PASSAGE_WORDS else quote
+    passage = " ".join(sentences[lo:hi])
+    passage = passage if len(passage.split()) <= PASSAGE_WORDS else quote  # one sentence longer than a passage
     return Evidence(hit.document_id, filenames.get(hit.document_id, ""), hit.page, quote, passage,
                     min(1.0, max(0.0, score)))
 
@@ -179,7 +175,7 @@ def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
     claim_words, claim_numbers = set(content_words(claim)), numbers(claim)
     candidates = []  # (item, position, sentence, words, numbers)
     for i, e in enumerate(evidence):
-        for j, s in enumerate([s.text for s in split_sentences(e.passage)] or [e.passage]):
+        for j, s in enumerate(sentence_texts(e.passage)):
             candidates.append((i, j, s, set(content_words(s)), numbers(s)))
     by_place = {c[:2]: c for c in candidates}
     weight = _rarity([c[3] for c in candidates], claim_words)

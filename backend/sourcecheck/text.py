@@ -60,6 +60,11 @@ def split_sentences(text):
     ]
 
 
+def sentence_texts(text):
+    """The text of each sentence; the text itself when it has none (a run-on from a table, a title)."""
+    return [s.text for s in split_sentences(text)] or [text]
+
+
 def is_claim(sentence):
     """True for a sentence that states something checkable (not a question, greeting or heading)."""
     s = sentence.strip().strip("*_` ")

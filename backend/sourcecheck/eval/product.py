@@ -5,7 +5,7 @@ the passage that settles a sentence is the one shown first.
 
 import pymupdf
 
-from sourcecheck.text import content_words, split_sentences
+from sourcecheck.text import content_words, sentence_texts
 
 PAGE = pymupdf.Rect(60, 60, 535, 780)
 
@@ -15,7 +15,7 @@ def paper_pdf(source, paper=None):
     year on page 1 with the first half of the abstract, the rest on page 2 (so page numbers are measured)."""
     title, _, abstract = source.partition("\n\n")
     paper = paper or {}
-    sentences = [s.text for s in split_sentences(abstract)] or [abstract]
+    sentences = sentence_texts(abstract)
     half = (len(sentences) + 1) // 2
     meta = paper.get("metadata") or {}
     header = "\n".join(x for x in (title.strip(), ", ".join(paper.get("authors") or []),
