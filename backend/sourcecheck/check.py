@@ -77,16 +77,16 @@ def _events(text, sentences, library, judge, ready, documents, options):
             evidence = select_evidence(claim, near, filenames, options.top_k, similarity(claim, near))
             shown = (block.add(evidence) if options.prompt_evidence == "shared" else
                      aligned(claim, evidence) if options.prompt_evidence == "aligned" else None)
-            yield s.index, claim, evidence, shown
+            yield s.index, claim, evidence, shown, [h.text for h in hits[s.index]]
 
-    def score_one(job):
-        _, claim, evidence, shown = job
+    def score_one(job):  # a number another candidate passage states is not a conflict (conflict.find_conflicts)
+        _, claim, evidence, shown, candidates = job
         return job, judge.score(claim, evidence, decompose=options.decompose, shown=shown,
-                                sensitivity=options.sensitivity)
+                                sensitivity=options.sensitivity, also=candidates)
 
     by_index, later = {}, []
     with closing(ordered(score_one, prepared(), workers)) as scores:
-        for (index, claim, evidence, shown), score in scores:
+        for (index, claim, evidence, shown, _), score in scores:
             final = score.label == "supported" or not options.critique
             card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
             by_index[index] = {"type": "verdict", "index": index, "label": score.label,

@@ -3,13 +3,16 @@
 import re
 
 _WORD = re.compile(r"\S+")
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 
 
 def chunk_page(text, words_per_chunk=120, overlap=0.2):
     """Split one page into chunks; each is (start, end, text) with whitespace-normalised text.
 
-    A chunk ends at a sentence end in its last quarter when there is one, so quotes stay whole.
+    A chunk ends at a sentence end in its last quarter when there is one, so quotes stay whole. The page's text
+    blocks (paragraphs, a title, an author line) stay on lines of their own, so that a title and its authors do
+    not run on into the first sentence of the abstract as one "sentence" that matches every claim.
     """
     words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     chunks, i = [], 0
@@ -21,13 +24,13 @@ def chunk_page(text, words_per_chunk=120, overlap=0.2):
                     stop = j + 1
                     break
         start, end = words[i][0], words[stop - 1][1]
-        chunks.append((start, end, normalize(text[start:end])))
+        chunks.append((start, end, _blocks(text[start:end])))
         if stop == len(words):
             break
         i = max(i + 1, stop - int((stop - i) * overlap))
     return chunks
 
 
-def normalize(text):
-    """Collapse runs of whitespace to one space: how quotes are compared and shown."""
-    return " ".join(text.split())
+def _blocks(text):
+    """Each block (text between blank lines) on one line, its whitespace collapsed to single spaces."""
+    return "\n".join(filter(None, (" ".join(block.split()) for block in _BLANK_LINE.split(text))))

@@ -139,23 +139,29 @@ def find_conflict(claim, evidence):
     return find_conflicts(claim, evidence)[0]
 
 
-def find_conflicts(claim, evidence):
+def find_conflicts(claim, evidence, also=()):
     """(conflict, disagreement): the claim's first conflict with the evidence, or None; and, when there is
     none, a disagreement between documents, or None: the claim's number is stated by one document while
     another states another value for the same thing (kind "disagreement"; evidence/quote: the other
-    document; agrees/agreeing_quote: the one that states the claim's value)."""
+    document; agrees/agreeing_quote: the one that states the claim's value).
+
+    also: texts of the claim's other candidate passages, not shown. A number one of them states is not a
+    conflict: "34 colleges" is not contradicted by "40,000 students" when another passage says 34 colleges."""
     claim_numbers = find_numbers(claim)
     about = stems(claim) - {w[:5] for w in NEGATIONS | set(OPPOSITE)}
     sentences = []  # (evidence index, sentence, its numbers, shared stems, about the claim as a whole)
     for i in reversed(range(len(evidence))):  # most relevant first
-        for sentence in sentence_texts(evidence[i].passage):
+        for sentence in (" ".join(t.split()) for t in sentence_texts(evidence[i].passage)):  # a title: a line
             shared = about & stems(sentence)
             whole = len(shared) >= min(2, len(about)) > 0 and len(shared) >= ABOUT_THE_SAME * len(about)
             sentences.append((i, sentence, find_numbers(sentence), shared, whole))
     # A claimed value counts as stated where a sentence near the claim's topic states it, or any with its unit.
     stated = [(n, len(shared) >= min(2, len(about))) for _, _, here, shared, _ in sentences for n in here]
+    elsewhere = [n for text in also for n in find_numbers(" ".join(text.split()))]
     missing = [c for c in claim_numbers if not any(
-        same_value(c, n) and (near or not c.after or not n.after or c.after == n.after) for n, near in stated)]
+        same_value(c, n) and (near or not c.after or not n.after or c.after == n.after) for n, near in stated)
+        and not any(same_value(c, n) and (c.after and n.after == c.after or len(c.near & n.near) >= 2)
+                    for n in elsewhere)]  # the same value of the same thing, in a passage not shown
     for i, sentence, here, shared, whole in sentences:
         if len(shared) < min(2, len(about)):
             continue

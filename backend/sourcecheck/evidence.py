@@ -6,11 +6,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sourcecheck.text import content_words, numbers, sentence_texts
+from sourcecheck.text import STOPWORDS, content_words, numbers, sentence_texts, split_sentences
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
 ALIGNED_WORDS = 90  # most words of source sentences an aligned prompt shows (aligned())
 # A sentence that opens by pointing back ("It", "These models", "Such a test") needs the one before it.
+_LINE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+_NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*%?(?!\w)")  # a value, not "COVID-19" or "GPT-4"
+_SECTION = re.compile(r"\s*\d+(?:\.\d+)*\.?\s")  # "2.1 Drought treatment": a heading's number
+_ITEM = re.compile(r"\s*(?:[-*+•◦▪]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s")  # a list item: a short claim of its own
 _POINTS_BACK = re.compile(r"^[\W_]*(it|its|they|their|them|this|these|those|such|he|she|his|her|both|the latter|"
                           r"the former|here|there|however|thus|therefore|moreover)\b", re.IGNORECASE)
 
@@ -21,7 +25,7 @@ class Evidence:
     filename: str
     page: int
     quote: str  # verbatim (whitespace-normalised) text of the page: what the user sees and the viewer finds
-    passage: str  # the quote with its neighbouring sentences: what the judge reads
+    passage: str  # the quote with its neighbouring sentences: what the judge reads (a title on a line of its own)
     relevance: float  # the rerank score (select_evidence), 0..1: the API's "score"
 
     def to_dict(self, stance="related"):
@@ -61,7 +65,7 @@ class SentenceSimilarity:
         self.vectors = {}
 
     def __call__(self, claim, hits):
-        sentences = [s for hit in hits for s in sentence_texts(hit.text)]
+        sentences = [s for hit in hits for s in _split(hit.text)[0]]
         new = [t for t in dict.fromkeys([claim] + sentences) if t not in self.vectors]
         if new:
             vectors = np.asarray(self.embed(new), dtype=np.float32)
@@ -95,7 +99,7 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
 def _rank(claim, hits, similarity):
     """(score, hit, its sentences, the (start, end) of its quote among them) for each hit."""
     claim_words, claim_numbers = _stems(claim), numbers(claim)
-    split = [sentence_texts(hit.text) for hit in hits]
+    split, labels, _ = zip(*(_split(hit.text) for hit in hits)) if hits else ((), (), ())
     found = [(_stems(s), numbers(s)) for sentences in split for s in sentences]
     weight = _rarity([words for words, _ in found], claim_words)
     top = max(weight.values(), default=1.0)
@@ -111,16 +115,18 @@ def _rank(claim, hits, similarity):
 
     found_at = dict(zip((s for sentences in split for s in sentences), found))
     ranked = []
-    for hit, sentences in zip(hits, split):
-        best = max(range(len(sentences)), key=lambda i: match(sentences[i]))
+    for hit, sentences, skip in zip(hits, split, labels):
+        options = [i for i in range(len(sentences)) if i not in skip] or range(len(sentences))
+        best = max(options, key=lambda i: match(sentences[i]))
         score = CHUNK_SIMILARITY * max(hit.similarity, 0.0) + (1 - CHUNK_SIMILARITY) * match(sentences[best])
-        ranked.append((score, hit, sentences, _quote_span(sentences, best, found_at, coverage)))
+        ranked.append((score, hit, sentences, _quote_span(sentences, best, found_at, coverage, skip)))
     return ranked
 
 
 def _stems(text):
-    """Content words cut to five letters, so "mobilisation" meets "mobilization"."""
-    return {w[:5] for w in content_words(text)}
+    """Content words cut to five letters, so "mobilisation" meets "mobilization"; numbers whole ("350,000" is not
+    "350,0"), as numbers() reads them they count once more."""
+    return {w if w[0].isdigit() else w[:5] for w in content_words(text)}
 
 
 def _rarity(seen, words):
@@ -128,15 +134,49 @@ def _rarity(seen, words):
     return {w: math.log(1 + (len(seen) + 1) / (1 + sum(w in s for s in seen))) for w in words}
 
 
-def _quote_span(sentences, best, found_at, coverage):
-    """The best sentence, and up to two neighbours that each add QUOTE_GAIN of the claim it does not have yet."""
+def _split(text):
+    """A chunk's sentences (whitespace-normalised), the indices of those that are labels, and of those that open
+    a line of the chunk.
+
+    The sentences cover the chunk's text without a gap, so that neighbours joined are verbatim page text (a
+    quote the viewer finds), list markers and all ("1. ", or the "A. " of an initial that opens an author line).
+    A label is a sentence that fills a line of a title, an author list or a heading: a block of the PDF (a line
+    of the chunk, chunking.py) that does not end like a sentence, other than the chunk's last line (which may
+    stop mid-sentence), or one that ends on a word like "as" or "the". A label is not the quote unless the chunk has nothing else: a paper's title matches every
+    claim about the paper and settles none. A line with a number in it (a table row) or a list item is not one.
+    """
+    found = split_sentences(text)
+    if not found:
+        return [" ".join(text.split())], set(), set()
+    lines, pos = [], 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line.rstrip())))
+        pos += len(line) + 1
+    labelled = [(a, b) for a, b in lines[:-1] if _is_label(text[a:b])]
+    starts = [0] + [s.end for s in found[:-1]]
+    sentences = [" ".join(text[a:s.end].split()) for a, s in zip(starts, found)]
+    labels = {s.index for s in found if any(a <= s.start and s.end == b for a, b in labelled)}
+    return sentences, labels, {s.index for s, a in zip(found, starts) if "\n" in text[a:s.start]}
+
+
+def _is_label(line):
+    words = line.split()
+    return bool(words) and words[-1].lower() not in STOPWORDS and not _LINE_END.search(line) \
+        and not _ITEM.match(line) and not _NUMBER.search(_SECTION.sub("", line, count=1))
+
+
+def _quote_span(sentences, best, found_at, coverage, skip=()):
+    """The best sentence, and up to two neighbours (not labels) that each add QUOTE_GAIN of the claim it does
+    not have yet."""
     lo, hi = best, best + 1
     words, nums = (set(x) for x in found_at[sentences[best]])
     for _ in range(2):
         options = []
         for lo2, hi2 in ((lo - 1, hi), (lo, hi + 1)):
-            if 0 <= lo2 and hi2 <= len(sentences) and len(" ".join(sentences[lo2:hi2]).split()) <= QUOTE_WORDS:
-                new_words, new_nums = found_at[sentences[lo2 if lo2 < lo else hi2 - 1]]
+            added = lo2 if lo2 < lo else hi2 - 1
+            if (0 <= lo2 and hi2 <= len(sentences) and added not in skip
+                    and len(" ".join(sentences[lo2:hi2]).split()) <= QUOTE_WORDS):
+                new_words, new_nums = found_at[sentences[added]]
                 options.append((coverage(new_words - words, new_nums - nums), lo2, hi2))
         if not options or max(options)[0] < QUOTE_GAIN:
             break
@@ -157,7 +197,8 @@ def _evidence(hit, sentences, span, score, filenames):
                 lo, hi, grew = lo2, hi2, True
         if not grew:
             break
-    passage = " ".join(sentences[lo:hi])
+    opens_line = _split(hit.text)[2]  # a title or a heading stays on a line of its own, for conflict.py's split
+    passage = "".join(("\n" if i in opens_line else " ") * (i > lo) + sentences[i] for i in range(lo, hi))
     passage = passage if len(passage.split()) <= PASSAGE_WORDS else quote  # one sentence longer than a passage
     return Evidence(hit.document_id, filenames.get(hit.document_id, ""), hit.page, quote, passage,
                     min(1.0, max(0.0, score)))
@@ -215,7 +256,7 @@ def format_sources(evidence):
     No file name or page: the judge does not need them, and at ~10 tokens an excerpt they were ~10% of
     a check's prompt (a 10-sentence check: all verdicts 50.4 -> 45.2 s, 9 -> 10 of 10 right).
     """
-    return "\n".join(f"[{i}] {e.passage}" for i, e in enumerate(evidence, 1))
+    return "\n".join(f"[{i}] {' '.join(e.passage.split())}" for i, e in enumerate(evidence, 1))
 
 
 class EvidenceBlock:

@@ -133,7 +133,7 @@ class Judge:
         claims = [line for line in lines if len(line.split()) >= 3][:4]
         return claims or [sentence]
 
-    def score(self, claim, evidence, decompose=False, shown=None, sensitivity=None):
+    def score(self, claim, evidence, decompose=False, shown=None, sensitivity=None, also=()):
         """Score one sentence from single forward passes (no text is generated): a Score.
 
         sensitivity: "relaxed", "balanced" or "strict" (SENSITIVITY): how readily a sentence is flagged;
@@ -153,7 +153,7 @@ class Judge:
         self._remember(key, found)
         p_raw, state = found
         # Calibrated on every call: the cache keeps the model's raw scores.
-        conflict, disagreement = find_conflicts(claim, evidence)
+        conflict, disagreement = find_conflicts(claim, evidence, also)
         signals = {**signal_features(claim, evidence, p_raw), "conflict": float(conflict is not None)}
         p = self.calibrate(p_raw, signals, state)
         stances = ["related"] * len(evidence)

@@ -178,3 +178,18 @@ def test_a_unit_is_the_first_word_after_the_numbers_and_different_units_need_mor
                          [ev(source)]) is None
     assert find_conflict("Spinal disorders of the cervical tract were found in 49.7% of the operators.",
                          [ev("The prevalence of spinal disorders was 39.7% for the cervical tract.")]).source_value == "39.7%"
+
+
+def test_a_value_another_candidate_passage_states_for_the_same_thing_is_no_conflict():
+    claim = "A related study across 34 community and technical colleges found robust negative effects."
+    shown = [ev("Using nearly 500,000 courses taken by over 40,000 community and technical college students, "
+                "this study examines the performance gap.")]
+    assert find_conflict(claim, shown).source_value == "40,000"
+    also = ["Using a large dataset from a statewide system including 34 community and technical colleges, "
+            "this study estimated the effect."]
+    assert find_conflicts(claim, shown, also) == (None, None)
+    # a planted error stays red: the other passage has the claim's value for another thing
+    wrong = "From soil, 12 isolates were confirmed as amylase producers."
+    source = [ev("The results confirmed eight (8) isolates of amylase-producing bacteria.")]
+    elsewhere = ["In total 12 soil samples were collected from farms in Gombe."]
+    assert find_conflicts(wrong, source, elsewhere)[0].source_value == "8"

@@ -1,4 +1,5 @@
-from sourcecheck.evidence import Evidence, SentenceSimilarity, aligned, select_evidence, shortlist
+from sourcecheck.conflict import find_conflict
+from sourcecheck.evidence import Evidence, SentenceSimilarity, _split, aligned, format_sources, select_evidence, shortlist
 from sourcecheck.library import Hit
 
 def ev(passage):
@@ -83,3 +84,58 @@ def test_the_sentence_the_embedding_finds_closest_opens_the_card_where_words_do_
     similarity = {"Yields fell in the dry plots.": 0.8, "Yields rose in the watered plots.": 0.1}
     assert select_evidence(claim, [hit], {"d1": "a.pdf"}, similarity=similarity)[0].quote == (
         "Yields fell in the dry plots.")
+
+
+# A first chunk as chunking.py now writes it: the PDF's blocks on lines of their own
+HEADER = Hit("h", "d1", 1, 0, 300, "Stem reserve mobilization in wheat under drought and heat\nA. Gupta, K. Kaur\n"
+             "Abstract The effect of water deficit on stem reserves was studied. Reserves gave 40% of grain weight.",
+             0.80)
+
+
+def test_a_title_or_author_line_is_never_the_quote_but_the_judge_still_reads_it():
+    claim = "Stem reserve mobilization in wheat under drought and heat was studied."
+    similarity = {"Stem reserve mobilization in wheat under drought and heat": 0.95, "A. Gupta, K. Kaur": 0.1,
+                  "Abstract The effect of water deficit on stem reserves was studied.": 0.6,
+                  "Reserves gave 40% of grain weight.": 0.3}
+    (item,) = select_evidence(claim, [HEADER], {"d1": "a.pdf"}, similarity=similarity)
+    assert item.quote == "Abstract The effect of water deficit on stem reserves was studied."
+    assert item.passage.startswith("Stem reserve mobilization in wheat under drought and heat\nA. Gupta, K. Kaur\n")
+    assert format_sources([item]).count("\n") == 0  # the prompt's "[1] passage" stays one line
+
+
+def test_labels_are_lines_that_are_whole_titles_author_lists_or_headings():
+    def labels(text):
+        sentences, found, _ = _split(text)
+        return [sentences[i] for i in sorted(found)]
+
+    assert labels(HEADER.text) == ["Stem reserve mobilization in wheat under drought and heat", "A. Gupta, K. Kaur"]
+    assert labels("COVID-19 vaccine uptake among nurses\n2.1 Drought treatment\nPlants were watered.") == [
+        "COVID-19 vaccine uptake among nurses", "2.1 Drought treatment"]
+    # a block cut by a column break, an equation, a list item, a table row and an old one-line chunk: none
+    assert labels("Drought cut yield. Under heat the reserves of the\nstem were used up early.\nMore text.") == []
+    assert labels("The loss is defined as\nL = a + b\nwhere a is the error.") == []
+    assert labels("• Drought reduces photosynthesis in wheat\nFAVA 81.3 Llama2 58.1\nEnd.") == []
+    assert labels("Stem reserve mobilization in wheat A. Gupta Abstract The effect was studied.") == []
+
+
+def test_a_label_next_to_the_quote_is_not_taken_into_it():
+    hit = Hit("h", "d1", 1, 0, 200, "Results\nDrought cut yield by 40%.\nReserves in stems\nHeat cut it by 10%.", 0.5)
+    quote = select_evidence("Drought cut yield by 40% and stem reserves fell.", [hit], {"d1": "a.pdf"})[0].quote
+    assert quote == "Drought cut yield by 40%."  # "Reserves in stems" would add two of the claim's words
+
+
+def test_a_conflict_quotes_the_source_sentence_not_the_title_above_it():
+    claim = "The abstract reports 35k training instances for stem reserve mobilization in wheat."
+    hit = Hit("h", "d1", 1, 0, 200, "Stem reserve mobilization in wheat under drought\nA. Gupta\n"
+              "Abstract We built 350k training instances for stem reserve mobilization.", 0.9)
+    conflict = find_conflict(claim, select_evidence(claim, [hit], {"d1": "a.pdf"}))
+    assert conflict.quote == "Abstract We built 350k training instances for stem reserve mobilization."
+
+
+def test_a_line_with_a_number_and_a_chunks_last_line_can_be_the_quote():
+    table = Hit("t", "d1", 3, 0, 100, "Table 2 Accuracy by model\nFAVA 81.3 Llama2 58.1\nChatGPT 60.2 GPT-4 70.4",
+                0.5)
+    quote = select_evidence("FAVA reaches 81.3 accuracy.", [table], {"d1": "a.pdf"})[0].quote
+    assert "FAVA 81.3" in quote  # a table row: a line without a full stop, but with numbers
+    cut = Hit("c", "d1", 3, 0, 100, "Heat shortened grain filling.\nUnder drought the reserves of the stem were", 0.5)
+    assert select_evidence("drought reserves stem", [cut], {"d1": "a.pdf"})[0].quote.startswith("Under drought")

@@ -88,5 +88,5 @@ def test_the_shipped_sensitivity_is_reproduced_from_the_committed_features():
     p = {n: np.array([calibrated(float(x), None, calibration) for x in d["p_raw"]]) for n, d in data.items()}
     assert head.sensitivity(data["chatpdfs-dev"]["y"], p["chatpdfs-dev"]) == calibration["sensitivity"]
     y, q = data["chatpdfs-test"]["y"], p["chatpdfs-test"]
-    assert np.mean(q[y == 1] < calibration["sensitivity"]["balanced"]) <= 0.15  # measured 10.8 %
-    assert np.mean(q[y == 0] < calibration["sensitivity"]["strict"]) >= 0.7  # measured 77.6 % (82.1 % with conflicts)
+    assert np.mean(q[y == 1] < calibration["sensitivity"]["balanced"]) <= 0.15  # measured 10.8 % (session 9)
+    assert np.mean(q[y == 0] < calibration["sensitivity"]["strict"]) >= 0.7  # measured 70.1 % (73.1 % with conflicts)

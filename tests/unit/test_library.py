@@ -5,6 +5,7 @@ from sourcecheck.chunking import chunk_page
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import NotFound, PDFError
 from sourcecheck.library import Library
+from sourcecheck.text import sentence_texts
 
 
 @pytest.fixture
@@ -17,9 +18,20 @@ def test_chunks_keep_positions_and_normalise_whitespace():
     chunks = chunk_page(page, words_per_chunk=30)
     assert len(chunks) > 3
     for start, end, text in chunks:
-        assert " ".join(page[start:end].split()) == text
+        assert " ".join(page[start:end].split()) == " ".join(text.split())
     assert chunks[0][2].startswith("First sentence here. Second one follows.")
     assert chunks[-1][1] == len(page.rstrip())
+
+
+def test_chunks_keep_each_block_on_a_line_of_its_own():
+    """A title and its authors must not run on into the abstract's first sentence (one "sentence" that would
+    match every claim about the paper): the blocks the PDF reader found stay apart in the chunk's text."""
+    page = "A Study of Things\nAnn Fisher, Bo Lind\n\nAbstract\nWe found 35k items in the\ncorpus.\n \nMore text."
+    (start, end, text), = chunk_page(page)
+    assert text == "A Study of Things Ann Fisher, Bo Lind\nAbstract We found 35k items in the corpus.\nMore text."
+    assert " ".join(page[start:end].split()) == " ".join(text.split())
+    assert all(line == " ".join(line.split()) for line in text.split("\n"))
+    assert sentence_texts(text)[-2:] == ["Abstract We found 35k items in the corpus.", "More text."]
 
 
 def test_add_ingest_search_delete(library, fava_pdf, bridge_pdf):
