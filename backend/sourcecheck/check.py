@@ -77,7 +77,7 @@ def _events(text, sentences, library, judge, ready, documents, options):
             evidence = select_evidence(claim, near, filenames, options.top_k, similarity(claim, near))
             shown = (block.add(evidence) if options.prompt_evidence == "shared" else
                      aligned(claim, evidence) if options.prompt_evidence == "aligned" else None)
-            yield s.index, claim, evidence, shown, [h.text for h in hits[s.index]]
+            yield s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]]
 
     def score_one(job):  # a number another candidate passage states is not a conflict (conflict.find_conflicts)
         _, claim, evidence, shown, candidates = job

@@ -145,8 +145,11 @@ def find_conflicts(claim, evidence, also=()):
     another states another value for the same thing (kind "disagreement"; evidence/quote: the other
     document; agrees/agreeing_quote: the one that states the claim's value).
 
-    also: texts of the claim's other candidate passages, not shown. A number one of them states is not a
-    conflict: "34 colleges" is not contradicted by "40,000 students" when another passage says 34 colleges."""
+    also: (document id, text) of the claim's candidate passages (the search's hits). A value that a sentence of
+    the same document as the conflicting item states, of the same kind and the same thing, near the claim's
+    topic, is no conflict there: "34 colleges" is not contradicted by the paper's "40,000 students" when another
+    of its passages says 34 colleges. Another document's value excuses nothing (a value taken from another
+    study is the typical error)."""
     claim_numbers = find_numbers(claim)
     about = stems(claim) - {w[:5] for w in NEGATIONS | set(OPPOSITE)}
     sentences = []  # (evidence index, sentence, its numbers, shared stems, about the claim as a whole)
@@ -157,17 +160,18 @@ def find_conflicts(claim, evidence, also=()):
             sentences.append((i, sentence, find_numbers(sentence), shared, whole))
     # A claimed value counts as stated where a sentence near the claim's topic states it, or any with its unit.
     stated = [(n, len(shared) >= min(2, len(about))) for _, _, here, shared, _ in sentences for n in here]
-    elsewhere = [n for text in also for n in find_numbers(" ".join(text.split()))]
     missing = [c for c in claim_numbers if not any(
-        same_value(c, n) and (near or not c.after or not n.after or c.after == n.after) for n, near in stated)
-        and not any(same_value(c, n) and (c.after and n.after == c.after or len(c.near & n.near) >= 2)
-                    for n in elsewhere)]  # the same value of the same thing, in a passage not shown
+        same_value(c, n) and (near or not c.after or not n.after or c.after == n.after) for n, near in stated)]
+    excused = _stated_in(missing, also, about) if missing else {}
+    # "more likely for gang involvement (OR = 8.12)" is stated: "less likely when fires…" next to it is no conflict
+    directions = _direction_stated(claim, [sentence for _, sentence, _, _, _ in sentences])
     for i, sentence, here, shared, whole in sentences:
         if len(shared) < min(2, len(about)):
             continue
-        found = (_number_conflict(missing, claim_numbers, here, whole)
+        own = [c for c in missing if evidence[i].document_id not in excused.get(c.text, ())]
+        found = (_number_conflict(own, claim_numbers, here, whole)
                  or (whole and _negation_conflict(claim, sentence, shared, about))
-                 or _direction_conflict(claim, sentence))
+                 or _direction_conflict(claim, sentence, directions))
         if found:
             return Conflict(found[0], found[1], found[2], i, sentence), None
         found = (whole and _pairing_conflict(claim, sentence)) or _swap_conflict(claim, sentence)
@@ -185,6 +189,21 @@ def find_conflicts(claim, evidence, also=()):
             if found:
                 return None, Conflict("disagreement", c.text, found[2], j, sentence, agree[0], agree[1])
     return None, None
+
+
+def _stated_in(missing, also, about):
+    """{claimed value's text: ids of the documents that state it of the same thing, near the claim's topic}."""
+    out = {}
+    for doc_id, text in also:
+        for sentence in sentence_texts(" ".join(text.split())):
+            if len(about & stems(sentence)) < min(2, len(about)):
+                continue
+            for n in find_numbers(sentence):
+                for c in missing:
+                    if c.kind == n.kind and same_value(c, n) and (
+                            c.after and n.after == c.after or len(c.near & n.near) >= 2):
+                        out.setdefault(c.text, set()).add(doc_id)
+    return out
 
 
 def _number_conflict(missing, claim_numbers, here, whole):
@@ -255,9 +274,24 @@ def _stands_plain(scope, text):
     return False
 
 
-def _direction_conflict(claim, sentence):
+def _direction_stated(claim, sentences):
+    """{direction word of the claim: the most words around it that a source sentence stating the same word has in
+    common with the claim}: a sentence with the opposite word, less close to the claim, is about something else."""
+    claim_words = {m.group(0).lower(): m.start() for m in _WORD.finditer(claim)}
+    out = {}
+    for w in (w for w in claim_words if w in OPPOSITE):
+        for sentence in sentences:
+            at = next((m.start() for m in _WORD.finditer(sentence) if m.group(0).lower() == w), None)
+            if at is not None:
+                near = len(_near(claim, claim_words[w], claim_words[w] + len(w)) & _near(sentence, at, at + len(w)))
+                out[w] = max(out.get(w, 0), near)
+    return out
+
+
+def _direction_conflict(claim, sentence, stated=None):
     """A direction word (higher, increased, improves, aligned…) where the source has its opposite, about the same
-    thing: three words around both in common."""
+    thing: three words around both in common, and more than around a source sentence that states the same word
+    (stated: _direction_stated)."""
     claim_words = {w.lower(): m.start() for m in _WORD.finditer(claim) for w in [m.group(0)]}
     source_words = {w.lower(): m.start() for m in _WORD.finditer(sentence) for w in [m.group(0)]}
     for w in sorted(claim_words):
@@ -267,7 +301,7 @@ def _direction_conflict(claim, sentence):
         rival = sorted(rivals)[0]
         near = len(_near(claim, claim_words[w], claim_words[w] + len(w))
                    & _near(sentence, source_words[rival], source_words[rival] + len(rival)))
-        if near >= 3:  # the words around both say they are about the same thing
+        if near >= 3 and near >= (stated or {}).get(w, 0):  # the words around both say they are about the same thing
             return "direction", w, rival
     return None
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sourcecheck.text import STOPWORDS, content_words, numbers, sentence_texts, split_sentences
+from sourcecheck.text import STOPWORDS, content_words, numbers, split_sentences
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
 ALIGNED_WORDS = 90  # most words of source sentences an aligned prompt shows (aligned())
@@ -145,14 +145,17 @@ def _split(text):
     stop mid-sentence), or one that ends on a word like "as" or "the". A label is not the quote unless the chunk has nothing else: a paper's title matches every
     claim about the paper and settles none. A line with a number in it (a table row) or a list item is not one.
     """
-    found = split_sentences(text)
-    if not found:
-        return [" ".join(text.split())], set(), set()
     lines, pos = [], 0
     for line in text.split("\n"):
         lines.append((pos, pos + len(line.rstrip())))
         pos += len(line) + 1
     labelled = [(a, b) for a, b in lines[:-1] if _is_label(text[a:b])]
+    # a block that stops mid-sentence (a column or a page broke it) goes on in the next: one line, same offsets
+    text = "".join(text[a:n - 1] + (" " if not _LINE_END.search(text[a:b]) and (a, b) not in labelled else "\n")
+                   for (a, b), (n, _) in zip(lines, lines[1:])) + text[lines[-1][0]:]
+    found = split_sentences(text)
+    if not found:
+        return [" ".join(text.split())], set(), set()
     starts = [0] + [s.end for s in found[:-1]]
     sentences = [" ".join(text[a:s.end].split()) for a, s in zip(starts, found)]
     labels = {s.index for s in found if any(a <= s.start and s.end == b for a, b in labelled)}
@@ -216,8 +219,10 @@ def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
     claim_words, claim_numbers = set(content_words(claim)), numbers(claim)
     candidates = []  # (item, position, sentence, words, numbers)
     for i, e in enumerate(evidence):
-        for j, s in enumerate(sentence_texts(e.passage)):
-            candidates.append((i, j, s, set(content_words(s)), numbers(s)))
+        sentences, labels, _ = _split(e.passage)  # a title line is no source sentence
+        for j, s in enumerate(sentences):
+            if j not in labels:
+                candidates.append((i, j, s, set(content_words(s)), numbers(s)))
     by_place = {c[:2]: c for c in candidates}
     weight = _rarity([c[3] for c in candidates], claim_words)
     top = max(weight.values(), default=1.0)

@@ -140,6 +140,8 @@ class Judge:
         default: the judge's threshold.
         evidence: this claim's evidence, most relevant last. shown: the evidence block the prompt presents
         when a check shares one block among its sentences (evidence.EvidenceBlock); default: evidence.
+        also: (document id, text) of the claim's candidate passages, where a value may be stated that a shown
+        passage seems to contradict (conflict.find_conflicts).
         """
         key = (claim, tuple(e.passage for e in evidence), None if shown is None else tuple(e.passage for e in shown),
                decompose)
@@ -181,7 +183,7 @@ class Judge:
                 note = describe(score.conflict, other.filename, other.page, (agree.filename, agree.page))
                 return {"error_type": None, "critique": note, "revised": None}
             return {"error_type": None, "critique": _supported_note(evidence), "revised": None}
-        key = ("explain", claim, tuple(e.passage for e in evidence), score.label)
+        key = ("explain", claim, tuple(e.passage for e in evidence), score.label, repr(score.conflict))
         cached = self._recall(key)
         if cached is not None:
             return dict(cached)

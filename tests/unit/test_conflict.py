@@ -180,16 +180,34 @@ def test_a_unit_is_the_first_word_after_the_numbers_and_different_units_need_mor
                          [ev("The prevalence of spinal disorders was 39.7% for the cervical tract.")]).source_value == "39.7%"
 
 
-def test_a_value_another_candidate_passage_states_for_the_same_thing_is_no_conflict():
+def test_a_value_another_passage_of_the_same_paper_states_for_the_same_thing_is_no_conflict():
     claim = "A related study across 34 community and technical colleges found robust negative effects."
     shown = [ev("Using nearly 500,000 courses taken by over 40,000 community and technical college students, "
                 "this study examines the performance gap.")]
     assert find_conflict(claim, shown).source_value == "40,000"
-    also = ["Using a large dataset from a statewide system including 34 community and technical colleges, "
-            "this study estimated the effect."]
-    assert find_conflicts(claim, shown, also) == (None, None)
-    # a planted error stays red: the other passage has the claim's value for another thing
-    wrong = "From soil, 12 isolates were confirmed as amylase producers."
-    source = [ev("The results confirmed eight (8) isolates of amylase-producing bacteria.")]
-    elsewhere = ["In total 12 soil samples were collected from farms in Gombe."]
-    assert find_conflicts(wrong, source, elsewhere)[0].source_value == "8"
+    same_paper = ("d_1", "Using a large dataset from a statewide system including 34 community and technical "
+                  "colleges, this study estimated the effect.")
+    assert find_conflicts(claim, shown, [same_paper]) == (None, None)
+    assert find_conflict(claim, shown) is not None  # another paper's 34 excuses nothing:
+    assert find_conflicts(claim, shown, [("d_2", same_paper[1])])[0].source_value == "40,000"
+
+
+@pytest.mark.parametrize("claim, source, other", [
+    ("The Smith trial enrolled 340 patients.", "The Smith trial enrolled 210 patients.",
+     "The Jones trial enrolled 340 patients."),
+    ("From soil, 12 isolates were confirmed as amylase producers.",
+     "The results confirmed eight (8) isolates of amylase-producing bacteria.",
+     "In total 12 soil samples were collected from farms in Gombe."),
+    ("In the trial 12% of patients died.", "In the trial 8% of patients died.", "In the trial 12 patients died."),
+])
+def test_a_value_elsewhere_for_another_thing_or_of_another_kind_keeps_the_conflict(claim, source, other):
+    assert find_conflicts(claim, [ev(source)], [("d_1" if "Jones" not in other else "d_2", other)])[0] is not None
+
+
+def test_an_opposite_direction_next_to_a_sentence_stating_the_claims_is_about_something_else():
+    claim = "An acute clinical response was more likely for incidents of gang involvement, with an odds ratio of 8.12."
+    stated = "An acute clinical response was more likely for incidents of gang involvement (OR = 8.12), accidents. "
+    other = "Acute response was less likely when juvenile conduct problems (OR = 0.61) were involved."
+    assert find_conflict(claim, [ev(other)]).claim_value == "more"  # alone, it reads as the opposite
+    assert find_conflict(claim, [ev(stated + other)]) is None
+    assert find_conflict(claim, [ev(other), ev(stated)]) is None  # stated by another item
