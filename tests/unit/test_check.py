@@ -205,3 +205,21 @@ def test_the_first_verdict_does_not_wait_for_the_other_sentences_evidence(librar
     rest = list(events)
     assert [e["index"] for e in rest if e["type"] == "verdict"] == [2, 3]
     assert len(embedded) == 4 and embedded[3][0] == "The bridge was the first one painted by robots."
+
+
+def test_each_sentence_is_scored_with_its_candidate_passages_for_the_conflict_finder(library):
+    seen = []
+    j = judge()
+    score = j.score
+
+    def recording(claim, evidence, *args, also=(), **kwargs):
+        seen.append((evidence, list(also)))
+        return score(claim, evidence, *args, also=also, **kwargs)
+
+    j.score = recording
+    list(check_text(TEXT, library, j, options=CheckOptions(critique=False, top_k=2)))
+    ids = {d["id"] for d in library.list()}
+    assert len(seen) == 3
+    for evidence, also in seen:  # the search's candidates, more than the evidence shown, each with its document
+        assert len(also) > len(evidence) and all(doc in ids and text for doc, text in also)
+        assert {e.document_id for e in evidence} <= {doc for doc, _ in also}
