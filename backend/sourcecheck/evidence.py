@@ -2,6 +2,7 @@
 
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -134,6 +135,7 @@ def _rarity(seen, words):
     return {w: math.log(1 + (len(seen) + 1) / (1 + sum(w in s for s in seen))) for w in words}
 
 
+@lru_cache(maxsize=4096)  # a check splits each candidate chunk several times (shortlist, similarity, rank, passage)
 def _split(text):
     """A chunk's sentences (whitespace-normalised), the indices of those that are labels, and of those that open
     a line of the chunk.
@@ -155,11 +157,11 @@ def _split(text):
                    for (a, b), (n, _) in zip(lines, lines[1:])) + text[lines[-1][0]:]
     found = split_sentences(text)
     if not found:
-        return [" ".join(text.split())], set(), set()
+        return (" ".join(text.split()),), frozenset(), frozenset()
     starts = [0] + [s.end for s in found[:-1]]
-    sentences = [" ".join(text[a:s.end].split()) for a, s in zip(starts, found)]
-    labels = {s.index for s in found if any(a <= s.start and s.end == b for a, b in labelled)}
-    return sentences, labels, {s.index for s, a in zip(found, starts) if "\n" in text[a:s.start]}
+    sentences = tuple(" ".join(text[a:s.end].split()) for a, s in zip(starts, found))
+    labels = frozenset(s.index for s in found if any(a <= s.start and s.end == b for a, b in labelled))
+    return sentences, labels, frozenset(s.index for s, a in zip(found, starts) if "\n" in text[a:s.start])
 
 
 def _is_label(line):
