@@ -1,10 +1,11 @@
 """create_app(): settings layers, services on the app, blueprints, security checks, one error shape."""
 
 from flask import Flask, jsonify, request
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
 from sourcecheck.config import load_settings
-from sourcecheck.errors import InternalError, SourcecheckError, error_body
+from sourcecheck.errors import BadRequest, InternalError, SourcecheckError, error_body
 from sourcecheck.services import EXTENSION, Services
 
 OPEN_ENDPOINTS = {"/api/v1/health", "/api/v1/pair", "/api/v1/openapi.json"}
@@ -13,13 +14,29 @@ OPEN_ENDPOINTS = {"/api/v1/health", "/api/v1/pair", "/api/v1/openapi.json"}
 HTTP_ERROR_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large",
                     416: "range_not_satisfiable"}
 OTHER_HTTP_ERROR = "http_error"
+UPLOAD_ENDPOINT = "/api/v1/documents"
+# A JSON body (a check, a pairing code) holds at most MAX_TEXT_CHARS characters of text; even written as \uXXXX
+# escapes that is 6 bytes a character. Anything larger is refused before it is read, not parsed into memory.
+JSON_BYTES_PER_CHAR, MIN_JSON_BYTES = 8, 2**20
+
+
+class JSONProvider(DefaultJSONProvider):
+    """Flask's JSON, with JSON nested past Python's recursion limit a 400 rather than a 500 with a traceback."""
+
+    def loads(self, s, **kwargs):
+        try:
+            return super().loads(s, **kwargs)
+        except RecursionError:
+            raise BadRequest("The JSON is nested too deeply; send a flat object like {\"text\": \"...\"}.") from None
 
 
 def create_app(config=None):
     """The Flask app: defaults → SOURCECHECK_* environment → config (a dict of setting overrides)."""
     settings = load_settings(config)
     app = Flask(__name__)
+    app.json = JSONProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = settings["MAX_UPLOAD_MB"] * 1024 * 1024
+    json_limit = max(MIN_JSON_BYTES, JSON_BYTES_PER_CHAR * settings["MAX_TEXT_CHARS"])
     services = app.extensions[EXTENSION] = Services(settings)
     guard = services.guard()  # now, so that the token exists before the first request
 
@@ -30,6 +47,8 @@ def create_app(config=None):
 
     @app.before_request
     def trust():
+        if request.path != UPLOAD_ENDPOINT:  # only uploads carry PDFs; any other body is a small JSON object
+            request.max_content_length = json_limit
         guard.check_host(request.host)
         guard.check_origin(request.headers.get("Origin"))
         if request.method == "OPTIONS":
@@ -54,7 +73,7 @@ def create_app(config=None):
 
     @app.errorhandler(HTTPException)
     def http_error(e):
-        message = {413: f"The upload is larger than {settings['MAX_UPLOAD_MB']} MB."}.get(e.code, e.description)
+        message = too_large(settings) if e.code == 413 else e.description
         code = HTTP_ERROR_CODES.get(e.code, OTHER_HTTP_ERROR)
         return domain_error(SourcecheckError(message, code=code, status=e.code))
 
@@ -64,3 +83,14 @@ def create_app(config=None):
         return domain_error(InternalError.wrap(e))
 
     return app
+
+
+def too_large(settings):
+    """Why a request was refused as too large: its size, or (werkzeug's form parser) too many form fields."""
+    limit, size = request.max_content_length, request.content_length
+    if size is not None and limit is not None and size <= limit:
+        return (f"The upload has too many parts: at most {request.max_form_parts:,} form fields and files, "
+                "or form fields larger than their limit.")
+    if request.path != UPLOAD_ENDPOINT:
+        return f"The request is larger than {limit:,} bytes; check long texts in parts."
+    return f"The upload is larger than {settings['MAX_UPLOAD_MB']} MB."

@@ -52,10 +52,10 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
     if not ready:
         raise EmptyLibrary("The library has no ready documents to check against; add PDFs first "
                            "(drop them on the side panel, or run `sourcecheck ingest FILE.pdf`).")
-    return _events(text, sentences, library, judge, ready, documents, options)
+    return _events(text, sentences, library, judge, ready, options)
 
 
-def _events(text, sentences, library, judge, ready, documents, options):
+def _events(text, sentences, library, judge, ready, options):
     started = time.monotonic()
     yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences]}
     checkable = [s for s in sentences if s.checkable]
@@ -63,7 +63,9 @@ def _events(text, sentences, library, judge, ready, documents, options):
     cited = {s.index: _match_citations(s.text, ready) for s in checkable}
     claims = {s.index: strip_citations(s.text) for s in checkable}
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
-    hits = _retrieve(library, checkable, claims, cited, documents, options.top_k)
+    # Retrieval sees the documents ready when the check started: not one still being ingested (its record has no
+    # filename yet), nor the chunks Chroma still returns of one deleted meanwhile.
+    hits = _retrieve(library, checkable, claims, cited, list(filenames), options.top_k)
     # The shared block grows in sentence order, so each prompt's evidence is fixed when its turn comes, its
     # sentences embedded then (SentenceSimilarity); the model calls run up to judge.model.concurrent at once (a
     # remote server batches them; their evidence is then fixed up front), their results taken in order.

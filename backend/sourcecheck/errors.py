@@ -28,6 +28,12 @@ class EmptyText(BadRequest):
     code = "empty_text"
 
 
+class InvalidOption(SourcecheckError):
+    """A check option of the wrong type or an unknown value ("revise": "false" is not false)."""
+
+    code, status = "invalid_option", 422
+
+
 class TextTooLong(SourcecheckError):
     code, status = "text_too_long", 413
 

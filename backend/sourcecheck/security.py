@@ -2,6 +2,8 @@
 
 import hmac
 import json
+import logging
+import os
 import re
 import secrets
 import threading
@@ -16,7 +18,12 @@ EXTENSION_ID = "angicnaghjngpjiciclbklheaikpcpmc"
 # pinned there: any such origin passes, and the bearer token, which only pairing hands out, guards the API.
 PER_INSTALL_SCHEMES = ("moz-extension://", "safari-web-extension://")
 PAIRING_TTL = 600  # seconds a pairing code stays valid
-PAIR_ATTEMPTS = 5  # wrong codes allowed per minute, to make guessing a 6-digit code hopeless
+PAIR_ATTEMPTS = 5  # wrong codes allowed per minute and origin, to make guessing a 6-digit code hopeless
+# Wrong codes per minute from all origins that cannot be pinned (Firefox/Safari installs, none) together: a process
+# that sends a new random origin with each guess still gets at most 30 tries a minute (300 in a code's 10 minutes,
+# 0.03 % of the codes), and it cannot use up the pinned Chrome extension's own allowance.
+PAIR_ATTEMPTS_UNPINNED = 30
+log = logging.getLogger(__name__)
 
 
 def load_token(settings):
@@ -42,9 +49,28 @@ def new_pairing_code(settings):
     code = f"{secrets.randbelow(1000):03d}-{secrets.randbelow(1000):03d}"
     path = Path(settings["INDEX_DIR"]) / "pairing.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"code": code, "expires": time.time() + PAIRING_TTL}))
-    path.chmod(0o600)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"code": code, "expires": time.time() + PAIRING_TTL}))
+    tmp.chmod(0o600)
+    os.replace(tmp, path)  # atomic: the server never reads half a file written by `sourcecheck pair`
     return code
+
+
+def read_pairing(path):
+    """The stored code, or None when there is none or the file is unreadable (a disk that filled up, an editor):
+    a broken file only means no valid code; `sourcecheck pair` writes a fresh one."""
+    try:
+        stored = json.loads(path.read_text())
+        if isinstance(stored, dict) and isinstance(stored.get("code"), str) and \
+                isinstance(stored.get("expires"), (int, float)):
+            return stored
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        log.warning("pairing.json is unreadable (%s); run `sourcecheck pair` for a fresh code", e)
+        return None
+    log.warning("pairing.json holds no code; run `sourcecheck pair` for a fresh code")
+    return None
 
 
 class Guard:
@@ -58,7 +84,7 @@ class Guard:
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", *extra}
         ids = [i.strip().removeprefix("chrome-extension://").strip("/") for i in settings["EXTENSION_IDS"].split(",")]
         self.origins = {f"chrome-extension://{i}" for i in [EXTENSION_ID, *ids] if i}
-        self._attempts = []
+        self._attempts = {}  # rate-limit bucket → times of wrong codes in the last minute
         self._lock = threading.Lock()
 
     def check_host(self, host):
@@ -90,20 +116,26 @@ class Guard:
         if not self.is_valid(authorization):
             raise Unauthorized("The token is not valid: pair the extension again.", code="bad_token")
 
-    def pair(self, code):
-        """Trade a valid pairing code for the token; the code works once."""
+    def pair(self, code, origin=None):
+        """Trade a valid pairing code for the token; the code works once. Wrong codes are limited per origin (and
+        for all unpinned origins together), so another extension's guesses never lock the pinned one out."""
         with self._lock:
             now = time.time()
-            self._attempts = [t for t in self._attempts if now - t < 60]
-            if len(self._attempts) >= PAIR_ATTEMPTS:
+            recent = {b: [t for t in times if now - t < 60] for b, times in self._attempts.items()}
+            self._attempts = {b: times for b, times in recent.items() if times}
+            pinned = origin in self.origins
+            buckets = [origin] if pinned else [origin or "", "*unpinned"]
+            limits = [PAIR_ATTEMPTS] if pinned else [PAIR_ATTEMPTS, PAIR_ATTEMPTS_UNPINNED]
+            if any(len(self._attempts.get(b, ())) >= n for b, n in zip(buckets, limits)):
                 raise RateLimited("Too many pairing attempts; wait a minute and try again.")
             path = Path(self.settings["INDEX_DIR"]) / "pairing.json"
-            stored = json.loads(path.read_text()) if path.exists() else None
+            stored = read_pairing(path)
             # "848379", "848 379" and "848-379" are the same code: only its digits count
             valid = stored and stored["expires"] > now and hmac.compare_digest(
                 re.sub(r"\D", "", str(code or "")).encode(), re.sub(r"\D", "", stored["code"]).encode())
             if not valid:
-                self._attempts.append(now)
+                for b in buckets:
+                    self._attempts.setdefault(b, []).append(now)
                 raise Forbidden("The pairing code is wrong or expired.", code="bad_pairing_code")
-            path.unlink()
+            path.unlink(missing_ok=True)
             return self.token

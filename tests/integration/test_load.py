@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
+from pdfs import BRIDGE_PAGES, make_pdf
 
 pytestmark = pytest.mark.integration
 TOKEN = "load-test-token"
@@ -122,3 +123,67 @@ def test_a_check_whose_client_disconnects_stops_within_one_sentence(index_dir, b
         assert time.monotonic() - left < 4.0
     finally:
         stop(proc)
+
+
+def test_twenty_checks_while_documents_are_ingested_and_deleted(server, tmp_path, bridge_pdf, fava_pdf):
+    """A check sees the documents ready when it started: while a long PDF is being embedded (its chunks already in
+    Chroma) and two ready documents are deleted, 20 checks all end whole, with no error and no evidence from a
+    document that was not ready when the check began."""
+    api = server
+    bridge, fava = upload_ready(api, bridge_pdf), upload_ready(api, fava_pdf)
+    # A copy of the bridge's text on many pages: its chunks match the checked text better than anything else
+    long_pdf = make_pdf(tmp_path / "long.pdf", [f"Part {i}. " + BRIDGE_PAGES[i % 2] for i in range(2000)])
+    files = [("file", ("long.pdf", long_pdf.read_bytes(), "application/pdf"))]
+    long_id = httpx.post(f"{api}/documents", files=files, headers=AUTH, timeout=60).json()["documents"][0]["id"]
+    seen = []  # (time, status) of the long document, polled
+
+    def status(doc_id):
+        resp = httpx.get(f"{api}/documents/{doc_id}", headers=AUTH)
+        return resp.json()["document"]["status"] if resp.status_code == 200 else "gone"
+
+    while not seen or seen[-1][1] in ("queued", "parsing"):
+        time.sleep(0.05)
+        seen.append((time.monotonic(), status(long_id)))
+    assert seen[-1][1] == "embedding"
+    results, started, errors = [None] * CHECKS, [0.0] * CHECKS, []
+
+    def check(i):
+        started[i] = time.monotonic()
+        try:
+            with httpx.stream("POST", f"{api}/check", json={"text": TEXT}, headers=AUTH, timeout=120) as resp:
+                results[i] = [json.loads(line) for line in resp.iter_lines() if line]
+        except Exception as e:  # noqa: BLE001 - reported below with its index
+            errors.append((i, repr(e)))
+
+    def churn():
+        for doc in (fava, bridge):
+            time.sleep(0.4)
+            assert httpx.delete(f"{api}/documents/{doc['id']}", headers=AUTH).status_code == 200
+
+    def watch():
+        while seen[-1][1] == "embedding":
+            time.sleep(0.05)
+            seen.append((time.monotonic(), status(long_id)))
+
+    threads = [threading.Thread(target=churn), threading.Thread(target=watch)]
+    for t in threads:
+        t.start()
+    for i in range(CHECKS):
+        threads.append(threading.Thread(target=check, args=(i,)))
+        threads[-1].start()
+        time.sleep(0.02)
+    for t in threads:
+        t.join(timeout=180)
+    assert not any(t.is_alive() for t in threads), "a request hung (deadlock?)"
+    assert errors == []
+    embedding_until = max(t for t, s in seen if s == "embedding")
+    early = [i for i in range(CHECKS) if started[i] < embedding_until]
+    assert len(early) >= 5, (seen[0], seen[-1], started)  # the long PDF was still being embedded for these checks
+    for i, events in enumerate(results):
+        if events == [{"ok": False, "status": 409, "error": {**events[0].get("error", {}), "code": "empty_library"}}]:
+            continue  # started after both ready documents were deleted and before the long one was ready
+        assert in_order(events), events
+        evidence = [e for v in events if v["type"] == "verdict" for e in v["evidence"]]
+        assert evidence and all(e["filename"] for e in evidence)
+        ready_then = {bridge["id"], fava["id"]} | ({long_id} if i not in early else set())
+        assert {e["document_id"] for e in evidence} <= ready_then, i

@@ -170,9 +170,10 @@ def test_check_errors(client, app, bridge_pdf):
                  "bad_request")
     assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.", "documents": ["d_x"]}), 404,
                  "document_not_found")
-    for sensitivity in ("paranoid", 3):
-        assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.",
-                                                        "options": {"sensitivity": sensitivity}}), 400, "bad_request")
+    for options in ({"sensitivity": "paranoid"}, {"sensitivity": 3}, {"revise": "false"}, {"decompose": 1},
+                    {"revise": [True]}):
+        assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.", "options": options}), 422,
+                     "invalid_option")
     ok = client.post("/api/v1/check", json={"text": "The bridge is orange.", "options": {"sensitivity": "strict"}},
                      headers={"Accept": "application/json"})
     assert ok.status_code == 200 and len(ok.get_json()["verdicts"]) == 1  # a known sensitivity is taken
@@ -274,3 +275,57 @@ def test_a_stream_whose_client_left_stops_before_the_next_event_is_computed():
     assert json.loads(next(out))["index"] == 0
     left.append(True)  # the client goes away while the first event is on its way
     assert list(out) == [] and computed == [0]
+
+
+def test_a_foreign_origin_cannot_lock_the_owner_out_of_pairing(settings):
+    """Wrong codes count per origin: a Firefox-style origin (random per install, so not pinned) that guesses until
+    it is limited, or one that changes its origin with every guess, leaves the pinned extension able to pair."""
+    from sourcecheck.security import PAIR_ATTEMPTS_UNPINNED, new_pairing_code
+
+    settings = {**settings, "TOKEN": ""}
+    c = make_client(create_app(settings), token=None)
+    foreign = {"Origin": "moz-extension://6d2b9a1e-0000-4000-8000-000000000001"}
+    for _ in range(5):
+        assert_error(c.post("/api/v1/pair", json={"code": "000-000"}, headers=foreign), 403, "bad_pairing_code")
+    assert_error(c.post("/api/v1/pair", json={"code": "000-000"}, headers=foreign), 429, "rate_limited")
+    for i in range(PAIR_ATTEMPTS_UNPINNED):  # a new origin for each guess: the shared limit of unpinned origins
+        c.post("/api/v1/pair", json={"code": "000-000"}, headers={"Origin": f"moz-extension://{i:08d}-rotating"})
+    assert_error(c.post("/api/v1/pair", json={"code": "000-000"}, headers={"Origin": "moz-extension://new"}), 429,
+                 "rate_limited")
+    resp = c.post("/api/v1/pair", json={"code": new_pairing_code(settings)}, headers={"Origin": EXT})
+    assert resp.status_code == 200 and resp.get_json()["token"]
+
+
+@pytest.mark.parametrize("content", ["", "{\"code\": \"123-", "[1, 2]", "{\"code\": 5, \"expires\": null}"])
+def test_a_broken_pairing_file_is_no_code_and_a_fresh_one_works(settings, content):
+    from pathlib import Path
+
+    from sourcecheck.security import new_pairing_code
+
+    settings = {**settings, "TOKEN": ""}
+    c = make_client(create_app(settings), token=None)
+    (Path(settings["INDEX_DIR"]) / "pairing.json").write_text(content)  # half written, or not a code
+    assert_error(c.post("/api/v1/pair", json={"code": "123-456"}), 403, "bad_pairing_code")
+    assert c.post("/api/v1/pair", json={"code": new_pairing_code(settings)}).status_code == 200
+    assert not list(Path(settings["INDEX_DIR"]).glob("pairing.*"))  # used up, no temporary file left
+
+
+def test_deeply_nested_or_huge_json_is_refused_with_a_clear_4xx(client):
+    for path in ("/api/v1/check", "/api/v1/pair"):
+        deep = "[" * 100_000 + "]" * 100_000
+        assert_error(client.post(path, data=deep, content_type="application/json"), 400, "bad_request")
+        nested = '{"text": ' + '{"a": ' * 5000 + "1" + "}" * 5000 + "}"
+        resp = client.post(path, data=nested, content_type="application/json")
+        assert_error(resp, 400, "bad_request")
+        assert "nested" in resp.get_json()["error"]["message"]
+    huge = json.dumps({"text": "a" * 3_000_000})  # far past MAX_TEXT_CHARS: refused before it is read
+    resp = client.post("/api/v1/check", data=huge, content_type="application/json")
+    assert_error(resp, 413, "too_large")
+    assert "request is larger than" in resp.get_json()["error"]["message"]
+
+
+def test_ten_thousand_form_fields_are_refused_as_too_many_not_as_too_large(client):
+    fields = {f"f{i}": "x" for i in range(10_000)}
+    resp = client.post("/api/v1/documents", data=fields, content_type="multipart/form-data")
+    assert_error(resp, 413, "too_large")
+    assert "too many parts" in resp.get_json()["error"]["message"]

@@ -6,7 +6,7 @@ import logging
 from flask import Blueprint, Response, request
 
 from sourcecheck.check import CheckOptions, check_text, collect
-from sourcecheck.errors import BadRequest, InternalError, SourcecheckError
+from sourcecheck.errors import BadRequest, InternalError, InvalidOption, SourcecheckError
 from sourcecheck.services import get_services
 
 bp = Blueprint("check", __name__)
@@ -25,13 +25,17 @@ def check():
         raise BadRequest("'documents' must be a list of document ids.")
     if not isinstance(raw, dict):
         raise BadRequest("'options' must be an object.")
-    sensitivity = raw.get("sensitivity")
-    if sensitivity is not None and not isinstance(sensitivity, str):
-        raise BadRequest("'options.sensitivity' must be one of relaxed, balanced, strict.")
     svc = get_services()
-    options = CheckOptions(revise=bool(raw.get("revise")), decompose=bool(raw.get("decompose")),
-                           top_k=svc.settings["TOP_K"], sensitivity=sensitivity)
     judge = svc.judge()
+    for name in ("revise", "decompose"):  # bool("false") is True: a string must not switch an option on
+        if raw.get(name) is not None and not isinstance(raw[name], bool):
+            raise InvalidOption(f"'options.{name}' must be true or false, not {json.dumps(raw[name])[:40]}.")
+    sensitivity = raw.get("sensitivity")
+    if sensitivity is not None and sensitivity not in judge.thresholds:
+        raise InvalidOption(f"'options.sensitivity' must be one of {', '.join(judge.thresholds)}, not "
+                            f"{json.dumps(sensitivity)[:40]}.")
+    options = CheckOptions(revise=raw.get("revise") is True, decompose=raw.get("decompose") is True,
+                           top_k=svc.settings["TOP_K"], sensitivity=sensitivity)
     events = check_text(text, svc.library(), judge, documents or None, options,
                         max_chars=svc.settings["MAX_TEXT_CHARS"], max_sentences=svc.settings["MAX_SENTENCES"])
     judge.prepare()  # a missing or broken model is a clear 503 now rather than an error mid-stream

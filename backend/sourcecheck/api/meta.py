@@ -24,7 +24,7 @@ def pair():
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("code"), str):
         raise BadRequest('Send {"code": "123-456"}, the code the server printed.')
-    return {"ok": True, "token": get_services().guard().pair(body["code"])}
+    return {"ok": True, "token": get_services().guard().pair(body["code"], request.headers.get("Origin"))}
 
 
 @bp.get("/openapi.json")
