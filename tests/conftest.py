@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # tests/pdfs.py, tests/support.py
 
 from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf  # noqa: E402
-from support import MODEL, TOKEN, make_client  # noqa: E402
+from support import TOKEN, make_client, require_model  # noqa: E402
 
 
 @pytest.fixture
@@ -42,6 +42,13 @@ def bridge_pdf(tmp_path):
 
 
 @pytest.fixture
-def real_model_path():
-    assert MODEL.exists(), f"{MODEL} is missing: run scripts/setup first"
-    return MODEL
+def real_model_path(request):
+    return require_model(request.config)
+
+
+def pytest_collection_modifyitems(items):
+    """A test that needs the real GGUF is a `model` test, whether or not its file says so: `-m "not model"` leaves
+    it out."""
+    for item in items:
+        if "real_model_path" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.model)

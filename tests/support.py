@@ -1,12 +1,26 @@
 """Test helpers shared by the suites (import as `from support import ...`)."""
 
+import re
 from pathlib import Path
+
+import pytest
 
 from flask.testing import FlaskClient
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 TOKEN = "test-token"
+
+
+def require_model(config):
+    """One rule for a missing default GGUF: a run that asks for the model's tests (`-m model`) fails, saying how to
+    install it; any other run (plain pytest, `-m "not model"`, a machine without the model) skips them, saying why."""
+    if MODEL.exists():
+        return MODEL
+    reason = f"{MODEL} is missing: run scripts/setup first"
+    if re.search(r"(?<!not )\bmodel\b", config.option.markexpr or ""):
+        pytest.fail(reason)
+    pytest.skip(reason)
 
 
 def make_client(app, host="127.0.0.1:8765", token=TOKEN):

@@ -4,20 +4,19 @@ sentence), so it checks two sentences only."""
 
 import pytest
 
-from browser_helpers import HIGHLIGHTS_JS, ROOT, Backend, ShadowUI, wait_until
+from browser_helpers import HIGHLIGHTS_JS, Backend, ShadowUI, wait_until
 from browser_pdfs import write_fava
+from support import require_model
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.model]
 
-MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 WRONG = "The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data."
 RIGHT = "Errors are grouped into six types, from entity errors to unverifiable statements."
 
 
 @pytest.fixture(scope="module")
-def real_backend(tmp_path_factory):
-    if not MODEL.exists():
-        pytest.skip(f"{MODEL.name} is not installed: run scripts/setup")
+def real_backend(tmp_path_factory, request):
+    require_model(request.config)
     b = Backend(tmp_path_factory.mktemp("real-index"), {"SOURCECHECK_N_THREADS": "2"})
     yield b
     b.stop()

@@ -14,13 +14,11 @@ from sourcecheck.eval.run import evaluate
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
-MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 DATA = ROOT.parent / "shared" / "benchmarks" / "wice" / "dev.jsonl"
 
 
-@pytest.mark.skipif(not MODEL.exists(), reason="the default GGUF is not installed (scripts/setup)")
 @pytest.mark.skipif(not DATA.exists(), reason="the benchmark data is not next to the checkout")
-def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch):
+def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch, real_model_path):
     for name in ("BACKEND", "MODEL", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD"):
         monkeypatch.delenv(f"SOURCECHECK_{name}", raising=False)
     settings = load_settings({"INDEX_DIR": str(tmp_path / "index")})

@@ -34,11 +34,10 @@ def llama_server(real_model_path_module, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def real_model_path_module():
-    from support import MODEL
+def real_model_path_module(request):
+    from support import require_model
 
-    assert MODEL.exists(), "run scripts/setup first"
-    return MODEL
+    return require_model(request.config)
 
 
 @pytest.mark.model

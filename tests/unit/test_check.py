@@ -69,7 +69,8 @@ def test_revise_option_rewrites_the_text(library):
     model = FakeModel()
     events = list(check_text(TEXT, library, judge(model), options=CheckOptions(revise=True)))
     assert model.history[-1][0] == "complete" and "Critiques:" in model.history[-1][1][-1]["content"]
-    assert events[-1]["revised_text"]
+    # revise_text falls back to the text itself: the wrong span must be put right, the rest kept as it was
+    assert events[-1]["revised_text"] == TEXT.replace("2,000 meters", "1,280 meters")
 
 
 @pytest.mark.parametrize("text, error", [("", EmptyText), ("  \n ", EmptyText), ("x" * 20001, TextTooLong)])
