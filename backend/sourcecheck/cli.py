@@ -66,10 +66,9 @@ def serve(args, settings):
     import logging
     import signal
 
-    from waitress.server import create_server
-
     from sourcecheck.app import create_app
     from sourcecheck.security import new_pairing_code
+    from sourcecheck.server import build_server
     from sourcecheck.services import get_services
 
     if args.port:
@@ -82,9 +81,8 @@ def serve(args, settings):
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))  # request log: the panel polls every 5 s
     logging.getLogger("sourcecheck").addHandler(handler)
     logging.getLogger("sourcecheck").setLevel(logging.INFO)
-    # channel_request_lookahead: the socket is watched while a request runs, so a cancelled check is seen at once
-    server = create_server(app, host=settings["HOST"], port=settings["PORT"], threads=SERVER_THREADS,
-                           ident="sourcecheck", clear_untrusted_proxy_headers=True, channel_request_lookahead=1)
+    # idle connections time out fast, refused ones close, waitress's own errors are JSON: see sourcecheck/server.py
+    server = build_server(app, settings["HOST"], settings["PORT"], SERVER_THREADS)
     print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)
 
     def stop(signum, frame):  # SIGTERM (a service manager, `kill`) stops like Ctrl-C does

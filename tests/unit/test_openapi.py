@@ -58,8 +58,12 @@ def produced_codes():
                 codes.update(v.value for k, v in zip(node.keys, node.values)
                              if isinstance(k, ast.Constant) and k.value == "code"
                              and isinstance(v, ast.Constant) and isinstance(v.value, str))
-    # The framework's errors (404 route, 405, 413, ...) get their codes in app.py's HTTPException handler.
-    return codes | set(app_module.HTTP_ERROR_CODES.values()) | {app_module.OTHER_HTTP_ERROR}
+    # The framework's errors (404 route, 405, 413, ...) get their codes in app.py's HTTPException handler, and
+    # waitress's own (a malformed request, headers too large) in server.py.
+    from sourcecheck import server
+
+    return (codes | set(app_module.HTTP_ERROR_CODES.values()) | {app_module.OTHER_HTTP_ERROR}
+            | set(server.WAITRESS_ERROR_CODES.values()) | {server.OTHER_HTTP_ERROR})
 
 
 def test_every_route_is_documented_with_its_methods_and_nothing_else(app):
