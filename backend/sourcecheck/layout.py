@@ -1,6 +1,6 @@
 """What a page says, in reading order, without the furniture: two-column pages read column by column, running
-headers, footers and page numbers dropped, the reference list and acknowledgements kept out of the evidence, and
-scanned pages read by OCR (Tesseract through PyMuPDF) when Tesseract is installed."""
+headers, footers and page numbers dropped, the reference list and acknowledgements kept out of the evidence, text a
+reader cannot see left out, and scanned pages read by OCR (Tesseract through PyMuPDF) when Tesseract is installed."""
 
 import functools
 import re
@@ -10,7 +10,7 @@ import pymupdf
 
 from sourcecheck.errors import out_of_memory
 
-# Ligatures expanded ("ﬁ" -> "fi"), text outside the page dropped.
+# Ligatures expanded ("ﬁ" -> "fi"), text outside the page or clipped away dropped.
 FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
 BAND = 0.07          # the top and bottom 7 % of a page hold running headers, footers and page numbers
 GUTTER = 0.05        # a block that crosses the middle by more than this share of the width spans the columns
@@ -24,6 +24,13 @@ COLUMN_TEXT = 80  # characters: less than this on one side of the middle is no c
 TEXT_ON_A_SCAN = 200  # characters: a page that is mostly a picture and has less text than this (a stamp) is OCR'd
 _HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])")  # "photo-\ngraphs": one word broken over two lines
 OCR_DPI, OCR_LANGUAGE = 300, "eng"
+# Hidden text (a prompt injection or an SEO trick a reader never sees) is no evidence: text drawn invisible (render
+# mode 3) or all but transparent, white text on white paper, and text too small to read.
+FAINT = 13      # alpha (0-255): below this (5 % opacity) text draws nothing
+WHITE = 240     # a colour whose red, green and blue are all at least this (0-255) is white on paper
+TINY = 1.0      # pt: text whose size and glyph box are both under this is microscopic
+INKED = 0.1     # white text shows where at least this share of the page under it is coloured
+DRAWN_PIXELS = 16_000_000  # the most pixels drawn to see what is under white text (an A0 poster at 72 dpi: 8 M)
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.IGNORECASE)
 
 
@@ -77,7 +84,7 @@ def _blocks(page):
     """The page's text blocks in reading order, each {text, band}: band when it sits in the top or bottom band;
     and whether they were read by OCR (a page with pictures and no text layer: a scan)."""
     width, height = page.rect.width, page.rect.height
-    raw = [b for b in page.get_text("blocks", flags=FLAGS) if b[6] == 0 and b[4].strip()]
+    raw = [b for b in visible_blocks(page) if b[6] == 0 and b[4].strip()]
     ocr = _is_scan(page, raw)
     if ocr:
         try:
@@ -94,6 +101,95 @@ def _blocks(page):
     if page.rotation:  # the blocks come in unrotated coordinates: keep the reader's own order, no bands
         return blocks, ocr
     return _reading_order(blocks, width), ocr
+
+
+def visible_blocks(page, flags=FLAGS):
+    """page.get_text("blocks") without the text a reader cannot see (hidden_spans). A page without any is read
+    exactly as before; one with some has its blocks rebuilt from the spans that are left, as MuPDF builds them."""
+    textpage = page.get_textpage(flags=flags)
+    blocks = textpage.extractDICT()["blocks"]
+    hidden = hidden_spans(page, blocks)
+    return _without(blocks, hidden) if hidden else textpage.extractBLOCKS()
+
+
+def _without(blocks, hidden):
+    """A text dict's blocks as get_text("blocks") gives them (its lines, each ended by a newline), without the
+    spans whose ids are in hidden."""
+    out = []
+    for n, block in enumerate(blocks):
+        text, boxes = "", []
+        for line in block.get("lines", ()):
+            spans = [s for s in line["spans"] if id(s) not in hidden]
+            if spans:
+                text += "".join(s["text"] for s in spans)
+                text += "" if text.endswith("\n") else "\n"
+                boxes += [s["bbox"] for s in spans]
+        if text:
+            x0s, y0s, x1s, y1s = zip(*boxes)
+            out.append((min(x0s), min(y0s), max(x1s), max(y1s), text, n, 0))
+    return out
+
+
+def hidden_spans(page, blocks):
+    """The ids of the spans of a page's text dict (its "blocks") that a reader cannot see: microscopic text,
+    invisible text that lies on no picture, and white text on white paper. Invisible text on a picture is a scan's
+    OCR layer (ocrmypdf, scanners) and is kept; white text is kept where the page, drawn, shows something under it
+    (a picture, a dark box, a gradient, its own dark outline)."""
+    spans = [s for b in blocks for line in b.get("lines", ()) for s in line["spans"] if s["text"].strip()]
+    if spans and "alpha" not in spans[0]:  # an older PyMuPDF (pyproject allows 1.24) gives none: ask the text trace
+        _trace_alpha(page, spans)
+    hidden, invisible, white = set(), [], []
+    for s in spans:
+        x0, y0, x1, y1 = s["bbox"]
+        if s["size"] < TINY and min(x1 - x0, y1 - y0) < 2 * TINY:  # its glyphs too: a font's own scale is right
+            hidden.add(id(s))
+        elif s["alpha"] < FAINT:
+            invisible.append(s)
+        elif min(s["color"] >> 16 & 255, s["color"] >> 8 & 255, s["color"] & 255) >= WHITE:
+            white.append(s)
+    if invisible:
+        pictures = [pymupdf.Rect(r) for kind, r in page.get_bboxlog() if kind in ("fill-image", "fill-imgmask")]
+        hidden |= {id(s) for s in invisible if not any(_centre(s) in r for r in pictures)}
+    if white:  # only the part of the page with white text is drawn, at 72 dpi (a pixel a point) or less if huge
+        rects = [pymupdf.Rect(s["bbox"]) * page.rotation_matrix for s in white]
+        clip = functools.reduce(lambda a, b: a | b, rects) & page.rect
+        zoom = min(1.0, (DRAWN_PIXELS / max(clip.width * clip.height, 1.0)) ** 0.5)
+        drawn = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False, clip=clip)
+        samples = drawn.samples
+        hidden |= {id(s) for s, rect in zip(white, rects) if not _inked(drawn, samples, rect * zoom)}
+    return hidden
+
+
+def _trace_alpha(page, spans):
+    """Each span's alpha from the page's text trace (older PyMuPDF): 0 when the trace draws it invisible (render
+    mode 3) or transparent, else 255."""
+    drawn = [pymupdf.Rect(t["bbox"]) for t in page.get_texttrace()
+             if t["type"] != 3 and t["opacity"] * 255 >= FAINT]
+    for s in spans:
+        s["alpha"] = 255 if any(_centre(s) in r for r in drawn) else 0
+
+
+def _centre(span):
+    x0, y0, x1, y1 = span["bbox"]
+    return pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+_LIGHT = bytes(range(WHITE, 256))
+
+
+def _inked(pixmap, samples, rect):
+    """Whether the drawn page (an RGB pixmap of part of it at 72 dpi, and its samples) shows colour in the middle
+    of rect: at least INKED of its red, green and blue values darker than WHITE. Its rim is left out, where the next
+    word or line may reach."""
+    inset = 0.2 * min(rect.width, rect.height)
+    box = pymupdf.Rect(rect.x0 + inset, rect.y0 + inset, rect.x1 - inset, rect.y1 - inset).round() & pixmap.irect
+    if box.is_empty:
+        return False
+    n, stride = pixmap.n, pixmap.stride
+    start, end = (box.x0 - pixmap.x) * n, (box.x1 - pixmap.x) * n
+    rows = [samples[y * stride + start:y * stride + end] for y in range(box.y0 - pixmap.y, box.y1 - pixmap.y)]
+    total = sum(len(r) for r in rows)
+    return sum(len(r.translate(None, _LIGHT)) for r in rows) >= INKED * total
 
 
 def _is_scan(page, raw):

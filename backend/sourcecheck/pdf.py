@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from sourcecheck.errors import PDFError, out_of_memory
-from sourcecheck.layout import page_texts, tessdata
+from sourcecheck.layout import hidden_spans, page_texts, tessdata, visible_blocks
 from sourcecheck.text import strip_citations
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
@@ -67,7 +67,8 @@ def parse_pdf(data, on_page=None):
                                "upload the PDF again, or run `ocrmypdf in.pdf out.pdf` and upload the result.",
                                code="pdf_no_text")
             raise PDFError("The PDF has no text that could be read, not even by OCR.", code="pdf_no_text")
-        title, authors, year = _metadata(doc, doc[0].get_text() or pages[0])  # with its header: "Journal of X (2023)"
+        first = "\n".join(b[4] for b in visible_blocks(doc[0], pymupdf.TEXTFLAGS_TEXT) if b[6] == 0)
+        title, authors, year = _metadata(doc, first or pages[0])  # with its header: "Journal of X (2023)"
         return ParsedPDF(pages=pages, title=title, authors=authors, year=year, ocr_pages=scanned)
     finally:
         doc.close()
@@ -116,11 +117,14 @@ def _year(first_page, created):
 
 
 def _first_lines(page):
-    """The page's lines (text, font size) in order; the one in the largest font is usually the title."""
+    """The page's lines (text, font size) in order, without hidden text; the one in the largest font is usually the
+    title."""
     out = []
-    for block in page.get_text("dict").get("blocks", []):
+    blocks = page.get_text("dict").get("blocks", [])
+    hidden = hidden_spans(page, blocks)
+    for block in blocks:
         for line in block.get("lines", []):
-            spans = line.get("spans", [])
+            spans = [s for s in line.get("spans", []) if id(s) not in hidden]
             text = "".join(s["text"] for s in spans).strip()
             if len(text) > 3:
                 out.append((text, round(max((s["size"] for s in spans), default=0), 1)))
