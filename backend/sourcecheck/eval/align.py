@@ -134,7 +134,8 @@ def items(record, result, calibrate, threshold):
             unit["conflict"] = any((features_by_index[i] or {}).get("conflict") for i in parts)
             shown = evidence_by_index.get(parts[0])
             if shown is not None and x.get("source_index") is not None:
-                unit["settles"] = [settles(e, x, record["sources"]) for e in shown] or [False]
+                unit["settles"] = [settles(e, x, record["sources"], record.get("meta", {}).get("pdfs"))
+                                   for e in shown] or [False]
             card = verdict_by_index.get(parts[0], {})
             if "critique" in card:  # a run with critiques: what the card says, and the label's values
                 unit["card"] = {k: card[k] for k in ("label", "error_type", "critique", "revised")}

@@ -5,9 +5,13 @@ the passage that settles a sentence is the one shown first.
 
 import pymupdf
 
+from sourcecheck.eval.papers import pdf_path
 from sourcecheck.text import content_words, sentence_texts
 
 PAGE = pymupdf.Rect(60, 60, 535, 780)
+# The product-shaped sets: chat answers about abstracts rendered as PDFs (chatpdfs), and about real full papers,
+# R-package vignettes fetched from Debian (fullpapers; `python -m sourcecheck.eval.papers fetch`)
+PRODUCT_SETS = ("chatpdfs", "fullpapers")
 
 
 def paper_pdf(source, paper=None):
@@ -31,7 +35,10 @@ def paper_pdf(source, paper=None):
 
 
 def papers(record):
-    """(filename, PDF bytes) for each non-empty source, named by its position: paper3.pdf is sources[2]."""
+    """(filename, PDF bytes) for each non-empty source, named by its position: paper3.pdf is sources[2]; a
+    full-paper record's PDFs (meta.pdfs) under their own names."""
+    if record.get("meta", {}).get("pdfs"):
+        return [(name, pdf_path(name).read_bytes()) for name in record["meta"]["pdfs"]]
     by_title = {(p.get("title") or "").strip(): p for p in record.get("meta", {}).get("papers") or []}
     out = []
     for i, source in enumerate(record["sources"]):
@@ -40,13 +47,14 @@ def papers(record):
     return out
 
 
-def settles(evidence, label, sources=None):
+def settles(evidence, label, sources=None, pdfs=None):
     """Whether an evidence item ({"filename", "quote"}) is the passage that settles a labelled sentence. sources:
-    the record's sources, where one paper can be listed twice (the same abstract under two entries): either counts."""
+    the record's sources, where one paper can be listed twice (the same abstract under two entries): either counts;
+    pdfs: a full-paper record's PDF names, which source_index points into."""
     if label.get("source_index") is None or not label.get("source_quote"):
         return None
-    wanted = {f"paper{label['source_index'] + 1}.pdf"}
-    if sources:
+    wanted = {pdfs[label["source_index"]] if pdfs else f"paper{label['source_index'] + 1}.pdf"}
+    if sources and not pdfs:
         text = sources[label["source_index"]].partition("\n\n")[2].strip()
         wanted |= {f"paper{i + 1}.pdf" for i, s in enumerate(sources) if s and s.partition("\n\n")[2].strip() == text}
     if evidence["filename"] not in wanted:
@@ -144,7 +152,7 @@ def main(argv=None):
     units = {}
     for line in Path(args.predictions).read_text(encoding="utf-8").splitlines():
         u = json.loads(line)
-        if u["view"] == "sentence" and u["dataset"].startswith("chatpdfs"):
+        if u["view"] == "sentence" and u["dataset"].startswith(PRODUCT_SETS):
             units.setdefault(u["dataset"], []).append(u)
     print("| set | verdicts | true flagged | errors caught | true red | red that are wrong | conflict errors red "
           "| settling passage first |\n" + "|" + " --- |" * 8)

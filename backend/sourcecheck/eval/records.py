@@ -29,8 +29,8 @@ def load_records(path):
 
 
 def usable(record):
-    """A record with non-empty sources and at least one label we score."""
-    if not any(s and s.strip() for s in record.get("sources") or ()):
+    """A record with non-empty sources (or PDFs: the full-paper set) and at least one label we score."""
+    if not any(s and s.strip() for s in record.get("sources") or ()) and not record.get("meta", {}).get("pdfs"):
         return False
     return any(gold(item) is not None for item in record["labels"]) or bool(grounded_items(record))
 

@@ -19,7 +19,7 @@ from sourcecheck.check import CheckOptions, check_text, collect
 from sourcecheck.errors import SourcecheckError
 from sourcecheck.eval.align import items, score_view
 from sourcecheck.eval.fitting import fit_calibration
-from sourcecheck.eval.product import papers, user_view
+from sourcecheck.eval.product import PRODUCT_SETS, papers, user_view
 from sourcecheck.eval.records import dataset_name, load_records, pack_state, select, usable
 from sourcecheck.eval.report import write_outputs
 from sourcecheck.judge import Judge
@@ -56,8 +56,8 @@ def fingerprint(settings, options, model):
 
 
 def options_pdfs(record, settings):
-    """Whether a record's sources are checked as PDFs (the product-shaped set), else as plain text."""
-    return str(record.get("dataset", "")).startswith("chatpdfs")
+    """Whether a record's sources are checked as PDFs (the product-shaped sets), else as plain text."""
+    return str(record.get("dataset", "")).startswith(PRODUCT_SETS)
 
 
 def run_record(record, judge, embedding_function, settings, options):
