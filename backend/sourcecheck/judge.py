@@ -14,12 +14,13 @@ from sourcecheck.calibration import load as load_calibration
 from sourcecheck.conflict import Conflict, corrected, describe, find_conflict, find_conflicts
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import format_sources
+from sourcecheck.reading import find_by_reading
 from sourcecheck.text import STOPWORDS, content_words, numbers
 
 NOT_FOUND = "Your PDFs do not say this; the closest passages are shown below."
 # FAVA's type for each kind of conflict conflict.py finds
-CONFLICT_TYPES = {"number": "entity", "year": "entity", "percent": "entity", "negation": "contradictory",
-                  "direction": "relation"}
+CONFLICT_TYPES = {"number": "entity", "year": "entity", "percent": "entity", "name": "entity",
+                  "negation": "contradictory", "direction": "relation"}
 # A clause that says what the sources state, unless it denies it ("the excerpts do not mention ...")
 _ATTRIBUTION = re.compile(r"\b(according to|as (?:stated|reported|described|given) (?:in|by)|per the)\b|"
                           r"\b(excerpts?|sources?|passages?|papers?|text|documents?|study|studies|authors?)\b"
@@ -27,6 +28,19 @@ _ATTRIBUTION = re.compile(r"\b(according to|as (?:stated|reported|described|give
                           r"indicates?|describes?|lists?|finds?|found|gives?|claims?|has|have|had|contains?|uses?|"
                           r"is|are|was|were)\b", re.IGNORECASE)
 _DENIAL = re.compile(r"\b(not|no|never|nothing|neither)\b|n't", re.IGNORECASE)
+# A critique that says the sentence holds, under a verdict that says it does not ("both statements are essentially
+# correct"): the card would contradict itself
+_AFFIRMS = re.compile(r"\b(?:is|are|was|were|seems?|appears?)\s+(?:\w+\s+){0,2}?(?:correct|accurate|true|right|"
+                      r"supported|consistent with|in line with|confirmed)\b|\b(?:accurately|correctly)\s+(?:states?|"
+                      r"describes?|reflects?|reports?|summari[sz]es?|captures?)\b|\b(?:matches|aligns with|agrees with)\b",
+                      re.IGNORECASE)
+_OBJECTS = re.compile(r"\b(?:wrong|incorrect|inaccurate|missing|differs?|different|instead|rather than|contradicts?|"
+                      r"misstates?|overstates?|understates?|error|mistaken|only|unsupported)\b", re.IGNORECASE)
+# Words that make a sentence an opinion rather than a fact; one the sources do not use makes it FAVA's subjective
+_OPINION = re.compile(r"\b(?:best|worst|elegant\w*|superior|inferior|excellent|outstanding|remarkabl\w*|impressive\w*|"
+                      r"powerful|clearly|obviously|undoubtedly|arguably|ideal|perfect\w*|beautiful\w*|brilliant\w*|"
+                      r"state-of-the-art|gold standard|recommend\w*|by far|most (?:important|useful|elegant|popular|"
+                      r"intuitive|reliable|robust|convenient|natural|flexible)|should|must)\b", re.IGNORECASE)
 # p_supported below which a sentence is flagged, per sensitivity, where the head or calibration in use names
 # none of its own (each is fitted on the product-shaped set: docs/quality.md)
 SENSITIVITY = {"relaxed": 0.3, "balanced": 0.5, "strict": 0.7}
@@ -71,7 +85,8 @@ class Score:
 class Judge:
     """Prompting and parsing for every backend; the model only moves tokens."""
 
-    def __init__(self, model, threshold=None, calibration=None, head=None, states=False, sensitivity="balanced"):
+    def __init__(self, model, threshold=None, calibration=None, head=None, states=False, sensitivity="balanced",
+                 reading=True):
         """head: a verifier head over the model's hidden state (calibration.load_head()), used when it was
         fitted on this very model and the backend reads states; else the calibrated P(Yes).
         threshold: p_supported below which a sentence is flagged; default: the sensitivity's, as fitted with
@@ -87,6 +102,7 @@ class Judge:
         self.profile = getattr(model, "profile", "verify")
         if self.profile not in PROFILES:
             raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
+        self.reading = reading  # look for contradictions by swapping a flagged sentence's values (reading.py)
         self._lock = threading.Lock()  # request threads, and a check's own scoring threads, share the cache
         self._cache = OrderedDict()
 
@@ -159,10 +175,14 @@ class Judge:
         signals = {**signal_features(claim, evidence, p_raw), "conflict": float(conflict is not None)}
         p = self.calibrate(p_raw, signals, state)
         stances = ["related"] * len(evidence)
+        threshold = self.thresholds[sensitivity] if sensitivity else self.threshold
+        if conflict is None and p < threshold and self.reading:
+            conflict = self.read_conflict(claim, evidence, shown, p, threshold)
+            signals["conflict"] = float(conflict is not None)
         if conflict:  # red for a conflict found in the source, shown with both values, whatever P(Yes) says:
             label = "contradicted"  # the model says Yes to sentences close to the excerpts (docs/quality.md)
             stances[conflict.evidence] = "refutes"
-        elif p >= (self.thresholds[sensitivity] if sensitivity else self.threshold):
+        elif p >= threshold:
             label = "supported"
             if disagreement:  # the card shows both documents
                 stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
@@ -172,6 +192,20 @@ class Judge:
             label = "unsupported"
         found = conflict if label == "contradicted" else disagreement if label == "supported" else None
         return Score(label, p, p_raw, signals, stances, found, state)
+
+    def read_conflict(self, claim, evidence, shown, p, threshold):
+        """A conflict found by swapping the sentence's values for its sources' and reading again (reading.py),
+        or None; cached like the scores, since a re-check would read the same swaps."""
+        key = ("reading", claim, tuple(e.passage for e in evidence),
+               None if shown is None else tuple(e.passage for e in shown), threshold)
+        found = self._recall(key)
+        if found is None:
+            def verify(text):
+                p_raw, state = self.p_yes(text, evidence, shown)
+                return self.calibrate(p_raw, signal_features(text, evidence, p_raw), state)
+            found = find_by_reading(claim, evidence, p, verify, threshold) or (None, None)
+            self._remember(key, found)
+        return found[0]
 
     def explain(self, claim, evidence, score, shown=None):
         """error_type, critique and revised for a scored sentence (what its card shows), each checked first:
@@ -196,6 +230,8 @@ class Judge:
             found = self.critique(claim, evidence, shown, score.label)
             if not critique_is_sound(found["critique"], claim, evidence):
                 found["critique"] = NOT_FOUND
+            if opinion(claim, evidence):
+                found["error_type"] = "subjective"
             found["critique"] = name_excerpts(found["critique"], shown if shown is not None else evidence)
         if found["revised"] and not self.revision_holds(claim, found["revised"], evidence, shown):
             found["revised"] = None
@@ -283,19 +319,33 @@ def sources_text(evidence, shown=None):
 
 
 def critique_is_sound(critique, claim, evidence):
-    """False when a critique says the sources state something of the sentence's own that they do not: the
-    sentence's numbers or names put in the sources' mouth (a small model swaps claim and source)."""
+    """False when a critique says the sources state something of the sentence's own that they do not (the
+    sentence's numbers, names or opinion put in the sources' mouth: a small model swaps claim and source), or says
+    the flagged sentence is right after all."""
     found = " ".join(e.passage for e in evidence)
     found_words, found_numbers = set(content_words(found)), numbers(found)
     own = {n for n in numbers(claim) if n not in found_numbers}
     own_names = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", claim)} - found_words - STOPWORDS
-    for clause in re.split(r"(?<=[.;])\s+|,?\s+(?:but|while|whereas|however)\s+", critique):
+    own_words = set(content_words(claim)) - found_words
+    clauses = re.split(r"(?<=[.;])\s+|,?\s+(?:but|while|whereas|however)\s+", critique)
+    if any(_AFFIRMS.search(c) and not _DENIAL.search(c) for c in clauses) and not any(
+            _DENIAL.search(c) or _OBJECTS.search(c) for c in clauses):
+        return False  # it only says the flagged sentence holds: the card would contradict its verdict
+    for clause in clauses:
         if not _ATTRIBUTION.search(clause) or _DENIAL.search(clause):
             continue
         if (numbers(clause) & own or numbers(clause) - found_numbers
-                or {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", clause)} & own_names):
+                or {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", clause)} & own_names
+                or _OPINION.search(clause) and set(content_words(clause)) & own_words):
             return False
     return True
+
+
+def opinion(claim, evidence):
+    """Whether the sentence holds an evaluative word ("the most elegant", "clearly superior") its sources do not
+    use: an opinion stated as a fact, FAVA's subjective, whatever type the model named."""
+    found = " ".join(e.passage for e in evidence).lower()
+    return any(m.group(0).lower() not in found for m in _OPINION.finditer(claim))
 
 
 def name_excerpts(critique, block):

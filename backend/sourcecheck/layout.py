@@ -23,6 +23,12 @@ _ACKNOWLEDGEMENTS = re.compile(r"^\s*(?:\d+\.?\s*)?acknowledge?ments?\b", re.IGN
 COLUMN_TEXT = 80  # characters: less than this on one side of the middle is no column
 TEXT_ON_A_SCAN = 200  # characters: a page that is mostly a picture and has less text than this (a stamp) is OCR'd
 _HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])")  # "photo-\ngraphs": one word broken over two lines
+# Extraction debris of mathematics, which the judge cannot read and the viewer cannot find on the page: glyphs of
+# TeX's fonts in Unicode's private use areas (bracket pieces, symbols without a code point), LaTeXML's alternative
+# text of formulas ("start_POSTSUBSCRIPT italic_e italic_d end_POSTSUBSCRIPT"), and a contents page's dot leaders.
+_DEBRIS = re.compile(r"[\ue000-\uf8ff\U000f0000-\U0010ffff]+|\b\w*(?:start|end)_[A-Z][A-Z_]+\b|"
+                     r"\b(?:italic|bold|caligraphic|blackboard|fraktur|typewriter|sans-serif)_\w\b|"
+                     r"(?:\s?\.){4,}")
 OCR_DPI, OCR_LANGUAGE = 300, "eng"
 # Hidden text (a prompt injection or an SEO trick a reader never sees) is no evidence: text drawn invisible (render
 # mode 3) or all but transparent, white text on white paper, and text too small to read.
@@ -96,7 +102,7 @@ def _blocks(page):
                 raise  # the reader's memory limit (parser.py): not an OCR problem
             ocr = False
     # (MuPDF joins hyphenated words in its "text" output but not in "blocks": done here, as it does it)
-    blocks = [{"x0": b[0], "y0": b[1], "x1": b[2], "y1": b[3], "text": _HYPHEN.sub("", b[4].strip()),
+    blocks = [{"x0": b[0], "y0": b[1], "x1": b[2], "y1": b[3], "text": _clean(b[4]),
                "band": not page.rotation and (b[3] <= height * BAND or b[1] >= height * (1 - BAND))} for b in raw]
     if page.rotation:  # the blocks come in unrotated coordinates: keep the reader's own order, no bands
         return blocks, ocr
@@ -190,6 +196,12 @@ def _inked(pixmap, samples, rect):
     rows = [samples[y * stride + start:y * stride + end] for y in range(box.y0 - pixmap.y, box.y1 - pixmap.y)]
     total = sum(len(r) for r in rows)
     return sum(len(r.translate(None, _LIGHT)) for r in rows) >= INKED * total
+
+
+def _clean(text):
+    """A block's text without hyphenation across lines or mathematics debris (_DEBRIS); its lines kept."""
+    text = _DEBRIS.sub(" ", _HYPHEN.sub("", text.strip()))
+    return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
 
 
 def _is_scan(page, raw):

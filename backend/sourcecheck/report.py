@@ -35,7 +35,8 @@ def markdown(result, title="", url="", checked_at=""):
     for n, (s, label) in enumerate(zip(result["sentences"], labels), start=1):
         v = verdicts.get(s["index"]) or {}
         head = f"## {n}. {LABELS.get(label, label)}"
-        if isinstance(v.get("p_supported"), (int, float)):
+        # the number only where it agrees with the label (supported at 50 % or more), as on the card
+        if isinstance(v.get("p_supported"), (int, float)) and (label == "supported") == (v["p_supported"] >= 0.5):
             head += f" · P(supported) {percent(v['p_supported'])}"
         lines += [head, "", quoted(s["text"]), ""]
         if v.get("error_type"):

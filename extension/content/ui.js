@@ -216,7 +216,9 @@
       card.dataset.label = label;
       const head = el(doc, "div", "head");
       head.append(el(doc, "span", "chip " + label, LABEL_TEXT[label] || label));
-      if (typeof v.p_supported === "number") {
+      // The number only where it agrees with the label (supported at 50 % or more): a red mark found from a
+      // conflict, or another sensitivity's threshold, would otherwise read "Contradicted · 79 %".
+      if (typeof v.p_supported === "number" && (label === "supported") === (v.p_supported >= 0.5)) {
         head.append(el(doc, "span", "prob", "P(supported) " + Math.round(v.p_supported * 100) + "%"));
       }
       if (v.error_type && v.error_type !== "null") {

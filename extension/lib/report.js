@@ -28,7 +28,10 @@
     result.sentences.forEach((s, i) => {
       const v = verdicts.get(s.index) || {};
       let head = `## ${i + 1}. ${LABELS[labels[i]] || labels[i]}`;
-      if (isNum(v.p_supported)) head += ` · P(supported) ${percent(v.p_supported)}`;
+      // the number only where it agrees with the label, as on the card
+      if (isNum(v.p_supported) && (labels[i] === "supported") === (v.p_supported >= 0.5)) {
+        head += ` · P(supported) ${percent(v.p_supported)}`;
+      }
       lines.push(head, "", "> " + oneLine(s.text), "");
       if (v.error_type) lines.push(`- Error type: ${ERROR_TYPES[v.error_type] || v.error_type}`);
       if (v.critique) lines.push(`- Critique: ${oneLine(v.critique)}`);

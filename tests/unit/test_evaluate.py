@@ -132,7 +132,8 @@ def test_critique_false_scores_without_critique_calls():
     verdicts = [e for e in events if e["type"] == "verdict"]
     assert [v["label"] for v in verdicts] == ["supported", "supported", "unsupported"]
     assert verdicts[2]["critique"] is None and verdicts[2]["error_type"] is None
-    assert [kind for kind, _ in model.history] == ["choose"] * 3
+    # scores only: one pass per sentence, and the unsupported one's swaps read again (reading.py); nothing written
+    assert [kind for kind, _ in model.history][:3] == ["choose"] * 3 and {k for k, _ in model.history} == {"choose"}
 
 
 def test_harness_end_to_end_with_the_fake_model(data, settings, tmp_path):
@@ -141,7 +142,9 @@ def test_harness_end_to_end_with_the_fake_model(data, settings, tmp_path):
     assert ds["records"] == 3  # no-sources and unknown-only are skipped
     assert ds["alignment"]["sentence"] == {"labelled": 4, "scored": 2, "not_found": 1, "not_checked": 1,
                                           "split": 1, "merged": 0}
-    assert [kind for kind, _ in model.history] == ["choose"] * 5  # 3 + 1 + 1 checkable sentences, no critiques
+    # 3 + 1 + 1 checkable sentences, and the swaps of an unsupported one read again (reading.py); no critiques
+    kinds = [kind for kind, _ in model.history]
+    assert set(kinds) == {"choose"} and len(kinds) >= 5
     preds = [json.loads(line) for line in (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()]
     sent = {u["index"]: u for u in preds if u["view"] == "sentence"}
     assert sent[1]["p"] == pytest.approx(0.9 * 0.9) and sent[1]["parts"] == 2 and sent[1]["y"] == 1

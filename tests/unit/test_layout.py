@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from pdfs import PAPER_HEADER, make_two_column_pdf
+from pdfs import PAPER_HEADER, make_pdf, make_two_column_pdf
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
 from sourcecheck.pdf import parse_pdf
@@ -189,3 +189,15 @@ def test_a_scan_with_a_stamp_of_text_is_still_read_by_ocr(tmp_path):
         page.insert_text((50, 830), "This content downloaded from 10.0.0.1 on Mon, 23 Nov 2026", fontsize=6)
     parsed = parse_pdf(doc.tobytes())
     assert parsed.ocr_pages == [1, 2] and "opened to traffic on May 27, 1937" in flat(parsed.pages[0])
+
+
+def test_mathematics_debris_is_left_out_of_the_text(tmp_path):
+    """LaTeXML's alternative text of a formula and a contents page's dot leaders (from a real PDF, through
+    PyMuPDF), and TeX's private-use glyphs: none of it reaches the judge or a quote."""
+    from sourcecheck.layout import _clean
+
+    page = ("The edit distance start_POSTSUBSCRIPT italic_e italic_d end_POSTSUBSCRIPT is small.\n"
+            "Introduction . . . . . . . . . . . 3\nResults .............. 7")
+    parsed = parse_pdf(make_pdf(tmp_path / "math.pdf", [page]).read_bytes())
+    assert parsed.pages[0].split("\n") == ["The edit distance is small.", "Introduction 3", "Results 7"]
+    assert _clean("g1(X1i)\uf8ee h(Yi)\uf8f0 holds") == "g1(X1i) h(Yi) holds"

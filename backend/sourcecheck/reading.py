@@ -1,0 +1,103 @@
+"""Contradictions found by reading: a flagged sentence's value put in its source's place and verified.
+
+The word rules of conflict.py see a conflict only where the source says "the same thing" in words they can match;
+a chat answer restates the fact in its own words. So for a sentence the judge did not find supported and the
+rules found nothing in, each value of the sentence that its evidence does not state (a number, a name, a
+direction word) is swapped for a value of the same kind that the evidence's aligned sentences do state, and the
+judge reads the changed sentence against the same excerpts. When one swap turns "not supported" into "supported"
+by a clear margin, the source states another value for the same thing: the sentence is contradicted, both values
+are known, and the changed sentence is its revision, already verified.
+
+Measured before it was built (shared/design/MEASURED.md): with the 1.5B judge, substitute-and-verify found
+conflicts the rules missed and hit no true sentence, where asking the model to name the value was noisy.
+"""
+
+import re
+from dataclasses import dataclass
+
+from sourcecheck.conflict import OPPOSITE, Conflict, find_numbers, same_value
+from sourcecheck.text import STOPWORDS, content_words
+
+# A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
+# a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (MEASURED.md: a rise
+# of 0.3 to at least 0.5 gave 0 false conflicts on 130 true sentences).
+RISE = 0.3
+MAX_SWAPS = 4  # judge passes per flagged sentence at most (each reads only the changed claim: the prefix is cached)
+ALIGNED = 3  # evidence items (most relevant first) whose quotes give the candidate values
+_NAME = re.compile(r"\b(?:[A-Z][A-Za-z]*[A-Z0-9][\w.]*|[a-z]+[A-Z][\w.]*|[A-Za-z]+\d[\w.]*|[A-Z][a-z]{2,})\b")
+
+
+@dataclass
+class Swap:
+    kind: str  # number | year | percent | name | direction
+    claim_value: str
+    source_value: str
+    evidence: int  # index of the evidence item whose quote states source_value
+    quote: str
+    revised: str
+
+
+def swaps(claim, evidence):
+    """Candidate swaps, most plausible first: each value of the claim that no evidence passage states, paired with
+    a value of the same kind that an aligned quote states and the claim does not."""
+    passages = " ".join(e.passage for e in evidence)
+    found_words = {w.lower() for w in re.findall(r"[\w.]+", passages)}
+    aligned = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]  # evidence is most relevant last
+    out = []
+    claim_numbers = find_numbers(claim)
+    stated = find_numbers(passages)
+    for c in claim_numbers:
+        if any(same_value(c, s) for s in stated):
+            continue
+        for i in aligned:
+            for s in find_numbers(evidence[i].quote):
+                if s.kind == c.kind and not any(same_value(x, s) for x in claim_numbers):
+                    out.append(_swap(c.kind, c.text, s.text, i, evidence[i].quote, claim))
+    claim_names = [m.group(0) for m in _NAME.finditer(claim) if m.start() > 0 or not m.group(0).istitle()]
+    for name in claim_names:
+        if name.lower() in found_words or name.lower() in STOPWORDS:
+            continue
+        for i in aligned:
+            for other in _NAME.findall(evidence[i].quote):
+                if other.lower() not in {n.lower() for n in claim_names} and _alike(name, other):
+                    out.append(_swap("name", name, other, i, evidence[i].quote, claim))
+    for word in set(content_words(claim)):
+        opposite = OPPOSITE.get(word)
+        if not opposite or word in found_words:
+            continue
+        for i in aligned:
+            if opposite in {w.lower() for w in re.findall(r"\w+", evidence[i].quote)}:
+                out.append(_swap("direction", word, opposite, i, evidence[i].quote, claim))
+                break
+    seen, unique = set(), []
+    for s in out:
+        if s.revised and s.revised not in seen:
+            seen.add(s.revised)
+            unique.append(s)
+    return unique[:MAX_SWAPS]
+
+
+def _alike(a, b):
+    """Names of one shape: both written with digits or inner capitals (a model, a function, an estimator), or both
+    plain capitalised words (a person, a place, a data set)."""
+    def shape(w):
+        return "code" if re.search(r"\d|[a-z][A-Z]|[A-Z]{2}", w) else "word"
+    return shape(a) == shape(b) and a.lower() != b.lower()
+
+
+def _swap(kind, claim_value, source_value, i, quote, claim):
+    pattern = r"(?<![\w.,])" + re.escape(claim_value) + r"(?![\w])"
+    revised, n = re.subn(pattern, source_value.replace("\\", "\\\\"), claim, count=1,
+                         flags=0 if kind == "name" else re.IGNORECASE)
+    return Swap(kind, claim_value, source_value, i, quote, revised if n else None)
+
+
+def find_by_reading(claim, evidence, p_before, verify, threshold):
+    """The first swap that the judge finds supported (verify(text) -> calibrated p) with p at least threshold and
+    RISE above p_before: a Conflict whose revision is the swapped sentence, or None."""
+    for s in swaps(claim, evidence):
+        p = verify(s.revised)
+        if p >= threshold and p - p_before >= RISE:
+            kind = "number" if s.kind == "count" else s.kind
+            return Conflict(kind, s.claim_value, s.source_value, s.evidence, s.quote), s.revised
+    return None
