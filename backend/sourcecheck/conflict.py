@@ -4,6 +4,7 @@ words with the sources is not a conflict, and the model's "do they contradict it
 """
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from sourcecheck.text import STOPWORDS, content_words, sentence_texts
@@ -49,6 +50,7 @@ NEAR = 45  # characters on either side of a value whose words say what it is abo
 _NUMBER = re.compile(r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<!× )(?<!x )(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(%|percent\b|k\b|"
                      r"hundred\b|thousand\b|million\b|billion\b|bn\b)|((?-i:B))\b)?(?![A-Za-z\d^])", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*", re.IGNORECASE)
+_SCALE_WORD = re.compile(r"[\s-]+(hundred|thousand|million|billion)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -90,7 +92,7 @@ def find_numbers(text):
         out.append(Number(m.group(0), value, kind, text[max(0, m.start() - 25):m.start()].lower(),
                           _next_word(text, m.end()), _near(text, m.start(), m.end())))
     for m in _WORD_NUMBER.finditer(text):
-        if re.match(r"[\s-]+(hundred|thousand|million|billion)\b", text[m.end():], re.IGNORECASE):
+        if _SCALE_WORD.match(text, m.end()):  # at m.end(), not in a copy of the rest: once per word number
             continue  # "two million": a scale this reader does not multiply out, so no value to compare
         tens, unit, small = (g.lower() if g else g for g in m.groups())
         value = TENS[tens] + UNITS.get(unit, 0) if tens else WORD_NUMBERS[small]
@@ -169,7 +171,7 @@ def find_conflicts(claim, evidence, also=()):
         if len(shared) < min(2, len(about)):
             continue
         own = [c for c in missing if evidence[i].document_id not in excused.get(c.text, ())]
-        found = (_number_conflict(own, claim_numbers, here, whole)
+        found = (_number_conflict(own, _unclaimed(claim_numbers, here), whole)
                  or (whole and _negation_conflict(claim, sentence, shared, about))
                  or _direction_conflict(claim, sentence, directions))
         if found:
@@ -178,14 +180,19 @@ def find_conflicts(claim, evidence, also=()):
         if found:  # a phrase of the claim, not one word: no replacement corrects it
             return Conflict("direction", found[0], found[1], i, sentence, fixable=False), None
     on_topic = [(i, sentence, here) for i, sentence, here, _, whole in sentences if whole]
-    for c in (c for c in claim_numbers if c not in missing):
+    # Found once each, not for each claimed value: in a sentence full of numbers that was quadratic. Missing by
+    # identity: whether a number is missing depends on its fields only, so `c not in missing` said the same, slowly.
+    unclaimed, is_missing = {}, {id(c) for c in missing}
+    for c in (c for c in claim_numbers if id(c) not in is_missing):
         agree = next(((i, q) for i, q, here in on_topic if any(same_value(c, n) for n in here)), None)
         if agree is None:
             continue
-        for j, sentence, here in on_topic:
+        for k, (j, sentence, here) in enumerate(on_topic):
             if evidence[j].document_id == evidence[agree[0]].document_id:
                 continue
-            found = _number_conflict([c], claim_numbers, here, True)
+            if k not in unclaimed:
+                unclaimed[k] = _unclaimed(claim_numbers, here)
+            found = _number_conflict([c], unclaimed[k], True)
             if found:
                 return None, Conflict("disagreement", c.text, found[2], j, sentence, agree[0], agree[1])
     return None, None
@@ -206,14 +213,24 @@ def _stated_in(missing, also, about):
     return out
 
 
-def _number_conflict(missing, claim_numbers, here, whole):
+def _unclaimed(claim_numbers, here):
+    """The numbers of a sentence that state none of the claim's values; None when the claim has several and the
+    sentence states none of them (a sentence about another study or sample)."""
+    claimed = [any(same_value(c, n) for c in claim_numbers) for n in here]
+    if len(claim_numbers) > 1 and not any(claimed):
+        return None
+    return [n for n, stated in zip(here, claimed) if not stated]
+
+
+def _number_conflict(missing, unclaimed, whole):
     """A number of the claim that no evidence states, where this sentence states another value for the same
     thing: the same unit, or two words around both values in common, or (in a sentence about the whole claim)
-    the only other value of its kind."""
-    if len(claim_numbers) > 1 and not any(same_value(c, n) for c in claim_numbers for n in here):
-        return None  # none of the claim's values is here: a sentence about another study or sample
+    the only other value of its kind. unclaimed: _unclaimed() of the sentence, found once for all the missing
+    numbers (for each, it was quadratic in a claim full of numbers)."""
+    if unclaimed is None:
+        return None
     for c in missing:
-        rivals = [s for s in here if s.kind == c.kind and not any(same_value(x, s) for x in claim_numbers)]
+        rivals = [s for s in unclaimed if s.kind == c.kind]
         rivals = [s for s in rivals if not (c.after in TIME_UNITS and s.after in TIME_UNITS and c.after != s.after)]
         # Different unit words ("108 pituitary adenomas", "5 other adenomas") need more shared context
         same_thing = [s for s in rivals if (c.after and s.after == c.after)
@@ -313,9 +330,10 @@ def _pairing_conflict(claim, sentence):
     claim_pairs, source_pairs = _pairs(claim), _pairs(sentence)
     for (word, thing), phrase in claim_pairs.items():
         for rival in sorted(OPPOSITE.get(word, ()) - {"before", "after"}):
+            if (rival, thing) not in source_pairs or (word, thing) in source_pairs:
+                continue  # tested first: listing the claim's other pairs for each of its pairs was quadratic
             others = [t for (w, t) in claim_pairs if w == rival and t != thing]
-            if ((rival, thing) in source_pairs and (word, thing) not in source_pairs
-                    and any((word, t) in source_pairs and (rival, t) not in source_pairs for t in others)):
+            if any((word, t) in source_pairs and (rival, t) not in source_pairs for t in others):
                 return phrase, source_pairs[(rival, thing)]
     return None
 
@@ -349,21 +367,34 @@ def _swap_conflict(claim, sentence):
 def _sides(text):
     """((comparative word, stem of the thing compared), stems of up to four content words before it, of up to four
     after "than", the comparison as written) for the text's first comparison of a named thing, or None. "More
-    than 50" compares no thing; each side stops at its clause ("…, and …")."""
+    than 50" compares no thing; each side stops at its clause ("…, and …").
+
+    The words, content words and clause marks are found once and looked up by position (bisect): scanning the
+    text again from each comparative word was quadratic in a long sentence full of them."""
     words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+    starts = [at for _, at, _ in words]
+    content = [j for j, (x, _, _) in enumerate(words) if x not in STOPWORDS and not x.isdigit()]
+    content_starts = [words[j][1] for j in content]
+    clauses = [m.span() for m in _CLAUSE.finditer(text)]  # the same marks as a search from any word's start finds
+    clause_starts, clause_ends = [a for a, _ in clauses], [b for _, b in clauses]
     for i, (w, start, _) in enumerate(words):
         if w not in OPPOSITE:
             continue
-        than = next((m for m in _THAN.finditer(text, start) if m.start() < start + 80), None)
-        between = [x for x, at, _ in words[i + 1:] if than and at < than.start() and x not in STOPWORDS]
-        if not than or not between or any(ch.isdigit() for ch in between[0]) or _CLAUSE.search(
-                text, start, than.start()):
+        # "than" within 80 characters; the window reaches past the longest phrase _THAN finds starting there
+        than = _THAN.search(text, start, start + 120)
+        if not than or than.start() >= start + 80:
             continue
-        cut = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
-        stop = next((m.start() for m in _CLAUSE.finditer(text, than.end())), len(text))
-        before = [x[:5] for x, at, _ in words[:i] if at >= cut and x not in STOPWORDS and not x.isdigit()][-4:]
-        after = [(x[:5], end) for x, at, end in words if than.end() <= at < stop and x not in STOPWORDS
-                 and not x.isdigit()][:4]
+        between = [x for x, _, _ in words[i + 1:bisect_left(starts, than.start())] if x not in STOPWORDS]
+        if not between or any(ch.isdigit() for ch in between[0]) or _CLAUSE.search(text, start, than.start()):
+            continue
+        k = bisect_right(clause_ends, start)
+        cut = clause_ends[k - 1] if k else 0  # where the last clause before the word ends
+        k = bisect_left(clause_starts, than.end())
+        stop = clause_starts[k] if k < len(clauses) else len(text)  # where the first one after "than" starts
+        lo, hi = bisect_left(content_starts, cut), bisect_left(content, i)
+        before = [words[j][0][:5] for j in content[max(lo, hi - 4):hi]]
+        lo = bisect_left(content_starts, than.end())
+        after = [(words[j][0][:5], words[j][2]) for j in content[lo:lo + 4] if words[j][1] < stop]
         if not before or not after:
             continue
         return (w, between[0][:5]), set(before), {x for x, _ in after}, text[start:after[-1][1]]

@@ -38,43 +38,53 @@ class Swap:
 
 
 def swaps(claim, evidence):
-    """Candidate swaps, most plausible first: each value of the claim that no evidence passage states, paired with
-    a value of the same kind that an aligned quote states and the claim does not."""
+    """Candidate swaps, most plausible first, at most MAX_SWAPS: each value of the claim that no evidence passage
+    states, paired with a value of the same kind that an aligned quote states and the claim does not."""
+    out, seen = [], set()
+    for s in _candidates(claim, evidence):  # lazily: a long claim with many values stops at MAX_SWAPS
+        if s.revised and s.revised not in seen:
+            seen.add(s.revised)
+            out.append(s)
+            if len(out) == MAX_SWAPS:
+                break
+    return out
+
+
+def _candidates(claim, evidence):
     passages = " ".join(e.passage for e in evidence)
     found_words = {w.lower() for w in re.findall(r"[\w.]+", passages)}
     aligned = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]  # evidence is most relevant last
-    out = []
     claim_numbers = find_numbers(claim)
     stated = find_numbers(passages)
+    # per aligned quote, once: its numbers that state none of the claim's values
+    rivals = {i: [s for s in find_numbers(evidence[i].quote) if not any(same_value(x, s) for x in claim_numbers)]
+              for i in aligned}
     for c in claim_numbers:
         if any(same_value(c, s) for s in stated):
             continue
         for i in aligned:
-            for s in find_numbers(evidence[i].quote):
-                if s.kind == c.kind and not any(same_value(x, s) for x in claim_numbers):
-                    out.append(_swap(c.kind, c.text, s.text, i, evidence[i].quote, claim))
-    claim_names = [m.group(0) for m in _NAME.finditer(claim) if m.start() > 0 or not m.group(0).istitle()]
-    for name in claim_names:
+            for s in rivals[i]:
+                if s.kind == c.kind:
+                    yield _swap(c.kind, c.text, s.text, i, evidence[i].quote, claim)
+    names = list(dict.fromkeys(m.group(0) for m in _NAME.finditer(claim) if m.start() > 0 or not m.group(0).istitle()))
+    lowered = {n.lower() for n in names}
+    quote_names = {i: list(dict.fromkeys(n for n in _NAME.findall(evidence[i].quote) if n.lower() not in lowered))
+                   for i in aligned}
+    for name in names:
         if name.lower() in found_words or name.lower() in STOPWORDS:
             continue
         for i in aligned:
-            for other in _NAME.findall(evidence[i].quote):
-                if other.lower() not in {n.lower() for n in claim_names} and _alike(name, other):
-                    out.append(_swap("name", name, other, i, evidence[i].quote, claim))
-    for word in set(content_words(claim)):
+            for other in quote_names[i]:
+                if _alike(name, other):
+                    yield _swap("name", name, other, i, evidence[i].quote, claim)
+    quote_words = {i: {w.lower() for w in re.findall(r"\w+", evidence[i].quote)} for i in aligned}
+    for word in dict.fromkeys(content_words(claim)):
         opposite = OPPOSITE.get(word)
         if not opposite or word in found_words:
             continue
-        for i in aligned:
-            if opposite in {w.lower() for w in re.findall(r"\w+", evidence[i].quote)}:
-                out.append(_swap("direction", word, opposite, i, evidence[i].quote, claim))
-                break
-    seen, unique = set(), []
-    for s in out:
-        if s.revised and s.revised not in seen:
-            seen.add(s.revised)
-            unique.append(s)
-    return unique[:MAX_SWAPS]
+        i = next((i for i in aligned if opposite in quote_words[i]), None)
+        if i is not None:
+            yield _swap("direction", word, opposite, i, evidence[i].quote, claim)
 
 
 def _alike(a, b):

@@ -1,6 +1,7 @@
 """Sentences with exact code-point offsets, which of them are claims, and citation markers."""
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 # Tokens that end with a period but do not end a sentence (lower-cased, without the final period).
@@ -10,10 +11,15 @@ ABBREVIATIONS = {
     "approx", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
     "u.s", "u.k", "u.n", "e.u", "ph.d", "a.m", "p.m", "sec", "ch", "ed", "eds", "ref", "refs", "tab",
 }
+_LONGEST = max(map(len, ABBREVIATIONS))
+_TOKEN_CHAR = re.compile(r"[\w.]")
+_TOKEN_END = re.compile(r"[\w.]*\Z")
 _LINE_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|>[ \t]*|[-*+•◦▪][ \t]+|\(?\d{1,3}[.)][ \t]+|\(?[a-zA-Z][.)][ \t]+(?=[A-Z]))")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _EMOJI = "[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+"  # "Great question! 🙂" keeps its emoji
-_END = re.compile(rf"[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?(?=\s+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?$")
+# (?<![.!?]): a match never starts just after . ! or ? (one a character earlier matches first, or the last
+# match ended on a space), but without it each period of a run of n was tried again: n² steps for "....".
+_END = re.compile(rf"(?<![.!?])[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?(?=\s+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|(?<![.!?])[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?$")
 _INTRO = re.compile(r"[^.!?:\n]{0,60}:(?=\s+[\"'“(\[*_]*[A-Z])")
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _NOT_CLAIM = re.compile(
@@ -25,6 +31,11 @@ _NOT_CLAIM = re.compile(
 _NARRATIVE = re.compile(r"\b([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?\s+\((\d{4})[a-z]?\)")
 _PAREN = re.compile(r"\(([^()]*?\b\d{4}[a-z]?)\)")
 _PAREN_ITEM = re.compile(r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?,?\s+(\d{4})[a-z]?")
+_NAME_RUN = re.compile(r"[A-Za-z'’\-]+")  # what the name in the three patterns above is made of
+_NAME_START = re.compile(r"[A-Z]")
+_NAME_START_WORD = re.compile(r"\b[A-Z]")
+_NAME_CHAR = re.compile(r"[\w'’\-]")
+_CONTENT_WORD = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 
 
 @dataclass
@@ -50,14 +61,12 @@ class Citation:
 
 def split_sentences(text):
     """Split text into sentences; text[s.start:s.end] == s.text for every one."""
-    spans = []
+    sentences = []
     for seg_start, seg_end, heading in _segments(text):
         for start, end in _split_segment(text, seg_start, seg_end):
-            spans.append((start, end, heading))
-    return [
-        Sentence(i, start, end, text[start:end], not heading and is_claim(text[start:end]))
-        for i, (start, end, heading) in enumerate(spans)
-    ]
+            body = text[start:end]
+            sentences.append(Sentence(len(sentences), start, end, body, not heading and is_claim(body)))
+    return sentences
 
 
 def sentence_texts(text):
@@ -106,32 +115,53 @@ def _segments(text):
 
 def _continues(text, pending, next_start):
     """A line that does not end a sentence, followed by one starting in lower case, is a soft wrap."""
-    prev = text[pending[0]:pending[1]].rstrip()
-    return not pending[2] and prev[-1:] not in ".!?:;" and text[next_start:next_start + 1].islower()
+    if pending[2]:
+        return False
+    # Its last character, found by stepping back over its last line's trailing spaces: copying the whole
+    # pending run of lines for each new line was quadratic in a long soft-wrapped block.
+    end = pending[1]
+    while end > pending[0] and text[end - 1].isspace():
+        end -= 1
+    last = text[end - 1:end] if end > pending[0] else ""
+    return last not in ".!?:;" and text[next_start:next_start + 1].islower()
 
 
 def _split_segment(text, start, end):
+    """(start, end) of each sentence of text[start:end], without the spaces around it."""
     seg = text[start:end]
-    cut = 0
+    cuts = []
     intro = _INTRO.match(seg)
     if intro:  # "Here is a summary: The bridge ..." — the preamble is a sentence of its own
-        yield from _trimmed(start, start + intro.end(), text)
-        cut = intro.end()
+        cuts.append(intro.end())
     for m in _END.finditer(seg):
-        if m.group().startswith(".") and _is_abbreviation(seg, m.start()):
-            continue
-        yield from _trimmed(start + cut, start + m.end(), text)
-        cut = m.end()
-    if cut < len(seg):
-        yield from _trimmed(start + cut, end, text)
+        if seg[m.start()] != "." or not _is_abbreviation(seg, m.start()):
+            cuts.append(m.end())
+    if not cuts or cuts[-1] < len(seg):
+        cuts.append(len(seg))
+    spans, cut = [], 0
+    for stop in cuts:
+        span = _trimmed(start + cut, start + stop, text)
+        if span:
+            spans.append(span)
+        cut = stop
+    return spans
 
 
 def _is_abbreviation(seg, dot):
-    """Is the period at seg[dot] part of an abbreviation, an initial or a number like 'No. 5'?"""
-    word = re.search(r"([\w.]+)$", seg[:dot])
-    if not word:
-        return False
-    token = word.group(1).lower()
+    """Is the period at seg[dot] part of an abbreviation, an initial or a number like 'No. 5'?
+
+    The token is the run of word characters and periods before it. Only its last _LONGEST + 1 characters
+    (past any final periods) can make it one, so only they are searched: `[\w.]+$` searched in seg[:dot]
+    for every period was cubic (a DNA sequence followed by many sentences: minutes).
+    """
+    stem_end = dot
+    while stem_end and seg[stem_end - 1] == ".":  # none in practice: _END never starts just after a period
+        stem_end -= 1
+    window = max(0, stem_end - _LONGEST - 1)
+    start = _TOKEN_END.search(seg, window, stem_end).start()
+    if start == window and start and _TOKEN_CHAR.match(seg, start - 1):
+        return False  # longer than any abbreviation, and no initial
+    token = seg[start:dot].lower()
     if token in ABBREVIATIONS or token.rstrip(".") in ABBREVIATIONS:
         return True
     return len(token) == 1 and token.isalpha() and seg[dot - 1].isupper()  # an initial: "J. Smith"
@@ -142,27 +172,44 @@ def _trimmed(start, end, text):
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    if end > start:
-        yield start, end
+    return (start, end) if end > start else None
 
 
 def find_citations(sentence):
     """Author-year citation markers such as 'Benton (2010)' or '(Benton et al., 2010; Lee 2021)'."""
     found = []
-    for m in _NARRATIVE.finditer(sentence):
+    for m in _first_per_run(_NARRATIVE, _NAME_START_WORD, sentence):
         found.append(Citation(m.group(0), m.group(1), int(m.group(2)), m.start(), m.end()))
+    starts = [c.start for c in found]
     for m in _PAREN.finditer(sentence):
-        if any(c.start <= m.start() < c.end for c in found):
+        i = bisect_right(starts, m.start()) - 1  # the narrative citations are sorted and do not overlap
+        if i >= 0 and m.start() < found[i].end:
             continue
-        for item in _PAREN_ITEM.finditer(m.group(1)):
+        for item in _first_per_run(_PAREN_ITEM, _NAME_START, m.group(1)):
             s = m.start(1) + item.start()
             found.append(Citation(item.group(0), item.group(1), int(item.group(2)), s, m.start(1) + item.end()))
     return sorted(found, key=lambda c: c.start)
 
 
+def _first_per_run(pattern, start, text):
+    """pattern.finditer(text) for a pattern that opens with a name, trying in each run of name characters only
+    the first place `start` finds: the name must run to the run's end (a space or a comma follows it), so a
+    later start in the same run is followed by the same text and matches only if the first does, and then it
+    lies inside the first's match. Trying every one made a sentence like "A-B-C-…" quadratic."""
+    done = 0
+    for run in _NAME_RUN.finditer(text):
+        if run.end() <= done:
+            continue
+        first = start.search(text, max(run.start(), done), run.end())
+        m = first and pattern.match(text, first.start())
+        if m:
+            done = m.end()
+            yield m
+
+
 def content_words(text):
     """Lower-cased words that carry meaning (for lexical search and overlap)."""
-    return [w for w in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower()) if w not in STOPWORDS and len(w) > 1]
+    return [w for w in _CONTENT_WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
 
 
 _SCALE = {"k": 1e3, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
@@ -200,10 +247,25 @@ def strip_citations(sentence):
     """
     out, last = [], 0
     for m in _PAREN.finditer(sentence):
-        narrative = re.fullmatch(r"\d{4}[a-z]?", m.group(1)) and re.search(r"(?:[A-Z][\w'’\-]+|al\.)\s*$",
-                                                                          sentence[:m.start()])
-        if _PAREN_ITEM.search(m.group(1)) or narrative:
+        narrative = re.fullmatch(r"\d{4}[a-z]?", m.group(1)) and _name_before(sentence, m.start())
+        if next(_first_per_run(_PAREN_ITEM, _NAME_START, m.group(1)), None) or narrative:
             out.append(sentence[last:m.start()].rstrip(" "))
             last = m.end()
     out.append(sentence[last:])
-    return re.sub(r"\s+([.,;:])", r"\1", "".join(out)).strip()
+    # (?<!\s): a space run is tried from its first space only (the rest end where it ends), not from each
+    return re.sub(r"(?<!\s)\s+([.,;:])", r"\1", "".join(out)).strip()
+
+
+def _name_before(sentence, at):
+    """Whether sentence[:at] ends with a name ("Benton", "O'Neil", "et al.") and spaces: what
+    `(?:[A-Z][\w'’-]+|al\.)\s*$` finds, read backwards over that word only (searching the whole prefix for
+    each "(2010)" was cubic). The word steps back to the previous "(…)" at most, so each character is read once."""
+    end = at
+    while end and sentence[end - 1].isspace():
+        end -= 1
+    if sentence.endswith("al.", 0, end):
+        return True
+    start = end
+    while start and _NAME_CHAR.match(sentence, start - 1):
+        start -= 1
+    return _NAME_START.search(sentence, start, end - 1) is not None
