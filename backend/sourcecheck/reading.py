@@ -2,21 +2,21 @@
 
 The word rules of conflict.py see a conflict only where the source says "the same thing" in words they can match;
 a chat answer restates the fact in its own words. So for a sentence the judge did not find supported and the
-rules found nothing in, each value of the sentence that its evidence does not state (a number, a name, a
-direction word) is swapped for a value of the same kind that the evidence's aligned sentences do state, and the
-judge reads the changed sentence against the same excerpts. When one swap turns "not supported" into "supported"
+rules found nothing in, each number of the sentence that its evidence does not state is swapped for a number of
+the same kind (a count, a year, a percentage) that the evidence's aligned sentences do state, and the judge reads the changed sentence against the same excerpts. When one swap turns "not supported" into "supported"
 by a clear margin, the source states another value for the same thing: the sentence is contradicted, both values
 are known, and the changed sentence is its revision, already verified.
 
 Measured before it was built (shared/design/MEASURED.md): with the 1.5B judge, substitute-and-verify found
-conflicts the rules missed and hit no true sentence, where asking the model to name the value was noisy.
+conflicts the rules missed and hit no true sentence, where asking the model to name the value was noisy. Swapping
+names (a model, a function, an estimator) and direction words as well was built and measured on the full-paper set
+(docs/quality.md, session 10): it made true sentences red, so only numbers are swapped.
 """
 
 import re
 from dataclasses import dataclass
 
-from sourcecheck.conflict import OPPOSITE, Conflict, find_numbers, same_value
-from sourcecheck.text import STOPWORDS, content_words
+from sourcecheck.conflict import Conflict, find_numbers, same_value
 
 # A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
 # a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (MEASURED.md: a rise
@@ -24,12 +24,11 @@ from sourcecheck.text import STOPWORDS, content_words
 RISE = 0.3
 MAX_SWAPS = 4  # judge passes per flagged sentence at most (each reads only the changed claim: the prefix is cached)
 ALIGNED = 3  # evidence items (most relevant first) whose quotes give the candidate values
-_NAME = re.compile(r"\b(?:[A-Z][A-Za-z]*[A-Z0-9][\w.]*|[a-z]+[A-Z][\w.]*|[A-Za-z]+\d[\w.]*|[A-Z][a-z]{2,})\b")
 
 
 @dataclass
 class Swap:
-    kind: str  # number | year | percent | name | direction
+    kind: str  # count | year | percent
     claim_value: str
     source_value: str
     evidence: int  # index of the evidence item whose quote states source_value
@@ -52,7 +51,6 @@ def swaps(claim, evidence):
 
 def _candidates(claim, evidence):
     passages = " ".join(e.passage for e in evidence)
-    found_words = {w.lower() for w in re.findall(r"[\w.]+", passages)}
     aligned = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]  # evidence is most relevant last
     claim_numbers = find_numbers(claim)
     stated = find_numbers(passages)
@@ -66,39 +64,11 @@ def _candidates(claim, evidence):
             for s in rivals[i]:
                 if s.kind == c.kind:
                     yield _swap(c.kind, c.text, s.text, i, evidence[i].quote, claim)
-    names = list(dict.fromkeys(m.group(0) for m in _NAME.finditer(claim) if m.start() > 0 or not m.group(0).istitle()))
-    lowered = {n.lower() for n in names}
-    quote_names = {i: list(dict.fromkeys(n for n in _NAME.findall(evidence[i].quote) if n.lower() not in lowered))
-                   for i in aligned}
-    for name in names:
-        if name.lower() in found_words or name.lower() in STOPWORDS:
-            continue
-        for i in aligned:
-            for other in quote_names[i]:
-                if _alike(name, other):
-                    yield _swap("name", name, other, i, evidence[i].quote, claim)
-    quote_words = {i: {w.lower() for w in re.findall(r"\w+", evidence[i].quote)} for i in aligned}
-    for word in dict.fromkeys(content_words(claim)):
-        opposite = OPPOSITE.get(word)
-        if not opposite or word in found_words:
-            continue
-        i = next((i for i in aligned if opposite in quote_words[i]), None)
-        if i is not None:
-            yield _swap("direction", word, opposite, i, evidence[i].quote, claim)
-
-
-def _alike(a, b):
-    """Names of one shape: both written with digits or inner capitals (a model, a function, an estimator), or both
-    plain capitalised words (a person, a place, a data set)."""
-    def shape(w):
-        return "code" if re.search(r"\d|[a-z][A-Z]|[A-Z]{2}", w) else "word"
-    return shape(a) == shape(b) and a.lower() != b.lower()
 
 
 def _swap(kind, claim_value, source_value, i, quote, claim):
     pattern = r"(?<![\w.,])" + re.escape(claim_value) + r"(?![\w])"
-    revised, n = re.subn(pattern, source_value.replace("\\", "\\\\"), claim, count=1,
-                         flags=0 if kind == "name" else re.IGNORECASE)
+    revised, n = re.subn(pattern, source_value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
     return Swap(kind, claim_value, source_value, i, quote, revised if n else None)
 
 
