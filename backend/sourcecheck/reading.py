@@ -24,6 +24,7 @@ from sourcecheck.conflict import Conflict, find_numbers, same_value
 RISE = 0.3
 MAX_SWAPS = 4  # judge passes per flagged sentence at most (each reads only the changed claim: the prefix is cached)
 ALIGNED = 3  # evidence items (most relevant first) whose quotes give the candidate values
+SHARED_CONTEXT = 2  # stems around two numbers that say they count the same thing, when no unit word does
 
 
 @dataclass
@@ -62,8 +63,16 @@ def _candidates(claim, evidence):
             continue
         for i in aligned:
             for s in rivals[i]:
-                if s.kind == c.kind:
+                if s.kind == c.kind and _same_thing(c, s):
                     yield _swap(c.kind, c.text, s.text, i, evidence[i].quote, claim)
+
+
+def _same_thing(a, b):
+    """Whether two numbers count the same thing: the same unit word after them ("1,000 replications", "10,000
+    replications"), or SHARED_CONTEXT stems around them in common. A source's number about something else, put in
+    the sentence, makes it share more words with the excerpts and read better to the judge without being right
+    ("two robots" → "1,280 robots" beside "1,280 meters")."""
+    return bool(a.after and a.after == b.after) or len(a.near & b.near) >= SHARED_CONTEXT
 
 
 def _swap(kind, claim_value, source_value, i, quote, claim):

@@ -22,8 +22,10 @@ def test_a_missing_number_is_paired_with_the_sources_number_of_its_kind_and_noth
                                                    "estimator, which did worse in small samples."}
 
 
-def test_values_the_evidence_states_are_not_swapped():
+def test_values_the_evidence_states_and_numbers_of_other_things_are_not_swapped():
     assert swaps("The simulation used 10,000 replications with the HC3 estimator.", [SOURCE]) == []
+    # the source's 10,000 counts replications, not authors: put in the sentence it would only share more words
+    assert swaps("The paper has 3 authors.", [SOURCE]) == []
 
 
 def test_a_swap_that_the_judge_finds_supported_by_a_clear_margin_is_a_conflict_with_its_revision():
@@ -44,12 +46,12 @@ def test_the_judge_marks_a_sentence_red_when_a_swap_reads_supported():
     model = FakeModel()
     model.enqueue({"Yes": 0.05, "No": 0.95}, {"Yes": 0.95, "No": 0.05}, {"Yes": 0.95, "No": 0.05})
     judge = Judge(model)
-    claim = "Their experiment repeated it 1,000 times."
+    claim = "Each of their runs took 1,000 replications."
     score = judge.score(claim, [SOURCE])
     assert score.label == "contradicted" and score.signals["conflict"] == 1.0 and score.stances == ["refutes"]
     assert (score.conflict.claim_value, score.conflict.source_value) == ("1,000", "10,000")
     card = judge.explain(claim, [SOURCE], score)
-    assert card["error_type"] == "entity" and card["revised"] == "Their experiment repeated it 10,000 times."
+    assert card["error_type"] == "entity" and card["revised"] == "Each of their runs took 10,000 replications."
     assert "The sentence says 1,000" in card["critique"]
     assert [m for m, _ in model.history] == ["choose"] * 3  # the sentence, its swap, the revision's check
     assert judge.score(claim, [SOURCE]).label == "contradicted" and len(model.history) == 3  # cached
@@ -58,7 +60,7 @@ def test_the_judge_marks_a_sentence_red_when_a_swap_reads_supported():
 def test_without_reading_the_same_sentence_stays_amber():
     model = FakeModel()
     model.enqueue({"Yes": 0.05, "No": 0.95})
-    score = Judge(model, reading=False).score("Their experiment repeated it 1,000 times.", [SOURCE])
+    score = Judge(model, reading=False).score("Each of their runs took 1,000 replications.", [SOURCE])
     assert score.label == "unsupported" and len(model.history) == 1
 
 
