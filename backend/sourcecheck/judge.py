@@ -19,8 +19,8 @@ from sourcecheck.text import STOPWORDS, content_words, numbers
 
 NOT_FOUND = "Your PDFs do not say this; the closest passages are shown below."
 # FAVA's type for each kind of conflict conflict.py finds
-CONFLICT_TYPES = {"number": "entity", "year": "entity", "percent": "entity", "name": "entity",
-                  "negation": "contradictory", "direction": "relation"}
+CONFLICT_TYPES = {"number": "entity", "year": "entity", "percent": "entity", "negation": "contradictory",
+                  "direction": "relation"}
 # A clause that says what the sources state, unless it denies it ("the excerpts do not mention ...")
 _ATTRIBUTION = re.compile(r"\b(according to|as (?:stated|reported|described|given) (?:in|by)|per the)\b|"
                           r"\b(excerpts?|sources?|passages?|papers?|text|documents?|study|studies|authors?)\b"
@@ -32,15 +32,15 @@ _DENIAL = re.compile(r"\b(not|no|never|nothing|neither)\b|n't", re.IGNORECASE)
 # correct"): the card would contradict itself
 _AFFIRMS = re.compile(r"\b(?:is|are|was|were|seems?|appears?)\s+(?:\w+\s+){0,2}?(?:correct|accurate|true|right|"
                       r"supported|consistent with|in line with|confirmed)\b|\b(?:accurately|correctly)\s+(?:states?|"
-                      r"describes?|reflects?|reports?|summari[sz]es?|captures?)\b|\b(?:matches|aligns with|agrees with)\b",
-                      re.IGNORECASE)
+                      r"describes?|reflects?|reports?|summari[sz]es?|captures?)\b|"
+                      r"\b(?:matches|aligns with|agrees with)\b", re.IGNORECASE)
 _OBJECTS = re.compile(r"\b(?:wrong|incorrect|inaccurate|missing|differs?|different|instead|rather than|contradicts?|"
                       r"misstates?|overstates?|understates?|error|mistaken|only|unsupported)\b", re.IGNORECASE)
 # Words that make a sentence an opinion rather than a fact; one the sources do not use makes it FAVA's subjective
 _OPINION = re.compile(r"\b(?:best|worst|elegant\w*|superior|inferior|excellent|outstanding|remarkabl\w*|impressive\w*|"
                       r"powerful|clearly|obviously|undoubtedly|arguably|ideal|perfect\w*|beautiful\w*|brilliant\w*|"
                       r"state-of-the-art|gold standard|recommend\w*|by far|most (?:important|useful|elegant|popular|"
-                      r"intuitive|reliable|robust|convenient|natural|flexible)|should|must)\b", re.IGNORECASE)
+                      r"intuitive|reliable|robust|convenient|natural|flexible))\b", re.IGNORECASE)
 # p_supported below which a sentence is flagged, per sensitivity, where the head or calibration in use names
 # none of its own (each is fitted on the product-shaped set: docs/quality.md)
 SENSITIVITY = {"relaxed": 0.3, "balanced": 0.5, "strict": 0.7}
@@ -176,7 +176,8 @@ class Judge:
         p = self.calibrate(p_raw, signals, state)
         stances = ["related"] * len(evidence)
         threshold = self.thresholds[sensitivity] if sensitivity else self.threshold
-        if conflict is None and p < threshold and self.reading:
+        # a decomposed sentence's p is its parts' product, which a swapped whole sentence's p cannot be compared with
+        if conflict is None and p < threshold and self.reading and not decompose:
             conflict = self.read_conflict(claim, evidence, shown, p, threshold)
             signals["conflict"] = float(conflict is not None)
         if conflict:  # red for a conflict found in the source, shown with both values, whatever P(Yes) says:

@@ -292,8 +292,9 @@ class Library:
 
     def search_many(self, queries, k=5, document_ids=None, candidates=20):
         """search() for several queries, embedding them in one batch. Only chunks of document_ids are returned (a
-        check's snapshot of the documents ready when it started): never a chunk of a document still being ingested,
-        nor one of a document deleted meanwhile that Chroma still hands out."""
+        check's snapshot of the documents ready when it started): never a chunk of a document still being ingested
+        or of one added since. A document of the snapshot deleted since is in the hits while Chroma still has its
+        chunks (the check's consistent view), else absent; never an error."""
         self._sync()
         total = self._chunk_count()
         if total == 0 or not queries:

@@ -3,7 +3,8 @@
 The word rules of conflict.py see a conflict only where the source says "the same thing" in words they can match;
 a chat answer restates the fact in its own words. So for a sentence the judge did not find supported and the
 rules found nothing in, each number of the sentence that its evidence does not state is swapped for a number of
-the same kind (a count, a year, a percentage) that the evidence's aligned sentences do state, and the judge reads the changed sentence against the same excerpts. When one swap turns "not supported" into "supported"
+the same kind (a count, a year, a percentage) that the evidence's aligned sentences do state, and the judge
+reads the changed sentence against the same excerpts. When one swap turns "not supported" into "supported"
 by a clear margin, the source states another value for the same thing: the sentence is contradicted, both values
 are known, and the changed sentence is its revision, already verified.
 

@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import secrets
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -19,10 +20,11 @@ EXTENSION_ID = "angicnaghjngpjiciclbklheaikpcpmc"
 PER_INSTALL_SCHEMES = ("moz-extension://", "safari-web-extension://")
 PAIRING_TTL = 600  # seconds a pairing code stays valid
 PAIR_ATTEMPTS = 5  # wrong codes allowed per minute and origin, to make guessing a 6-digit code hopeless
-# Wrong codes per minute from all origins that cannot be pinned (Firefox/Safari installs, none) together: a process
-# that sends a new random origin with each guess still gets at most 30 tries a minute (300 in a code's 10 minutes,
-# 0.03 % of the codes), and it cannot use up the pinned Chrome extension's own allowance.
-PAIR_ATTEMPTS_UNPINNED = 30
+# Wrong codes per minute from all origins that cannot be pinned (Firefox/Safari installs, none) together. A local
+# process can send any Origin, the pinned one too: it gets at most 5 + 10 tries a minute (150 in a code's 10 minutes,
+# 0.015 % of the codes; 5 more a minute per SOURCECHECK_EXTENSION_IDS entry). Another extension cannot send the
+# pinned Chrome origin, so it cannot use up that allowance.
+PAIR_ATTEMPTS_UNPINNED = 10
 log = logging.getLogger(__name__)
 
 
@@ -49,10 +51,12 @@ def new_pairing_code(settings):
     code = f"{secrets.randbelow(1000):03d}-{secrets.randbelow(1000):03d}"
     path = Path(settings["INDEX_DIR"]) / "pairing.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"code": code, "expires": time.time() + PAIRING_TTL}))
-    tmp.chmod(0o600)
-    os.replace(tmp, path)  # atomic: the server never reads half a file written by `sourcecheck pair`
+    # a file of its own, created 0600 (the server and `sourcecheck pair` may write at once), then renamed: atomic,
+    # so the server never reads half a file
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pairing-", suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps({"code": code, "expires": time.time() + PAIRING_TTL}))
+    os.replace(tmp, path)
     return code
 
 

@@ -89,7 +89,7 @@ def connection_limit():
     wanted = MAX_CONNECTIONS + FD_RESERVE
     if soft != resource.RLIM_INFINITY and soft < wanted:
         # macOS reports an unlimited hard limit but refuses a soft one past OPEN_MAX (10240)
-        for target in (hard, 10240, wanted):
+        for target in (wanted, hard, 10240):  # no more than needed: children inherit the limit
             if hard != resource.RLIM_INFINITY and target > hard:
                 continue
             try:

@@ -19,7 +19,8 @@ _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _EMOJI = "[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+"  # "Great question! 🙂" keeps its emoji
 # (?<![.!?]): a match never starts just after . ! or ? (one a character earlier matches first, or the last
 # match ended on a space), but without it each period of a run of n was tried again: n² steps for "....".
-_END = re.compile(rf"(?<![.!?])[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?(?=\s+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|(?<![.!?])[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?$")
+_STOP = rf"(?<![.!?])[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?"  # never from inside a run of stops: each run matched once
+_END = re.compile(rf"{_STOP}(?=\s+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|{_STOP}$")
 _INTRO = re.compile(r"[^.!?:\n]{0,60}:(?=\s+[\"'“(\[*_]*[A-Z])")
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _NOT_CLAIM = re.compile(

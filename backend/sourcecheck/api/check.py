@@ -31,7 +31,7 @@ def check():
         if raw.get(name) is not None and not isinstance(raw[name], bool):
             raise InvalidOption(f"'options.{name}' must be true or false, not {json.dumps(raw[name])[:40]}.")
     sensitivity = raw.get("sensitivity")
-    if sensitivity is not None and sensitivity not in judge.thresholds:
+    if sensitivity is not None and (not isinstance(sensitivity, str) or sensitivity not in judge.thresholds):
         raise InvalidOption(f"'options.sensitivity' must be one of {', '.join(judge.thresholds)}, not "
                             f"{json.dumps(sensitivity)[:40]}.")
     options = CheckOptions(revise=raw.get("revise") is True, decompose=raw.get("decompose") is True,

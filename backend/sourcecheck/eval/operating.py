@@ -117,16 +117,17 @@ def main(argv=None):
     print(f"fitted on {', '.join(dev)}: a {a:.4f}, b {b:.4f}")
     print("| set | n | fit on | BA @0.5 | ECE | AUROC | true flagged | errors caught |\n| --- |" + " --- |" * 7)
     for name, s in leave_one_set_out(data).items():
-        print(f"| {name} | {s['n']} | {'the others' if name in dev else 'all dev'} | {100 * s['balanced_accuracy']:.1f} "
-              f"| {100 * s['ece']:.1f} | {100 * s['auroc']:.1f} | {_pct(s['true_flagged'])} | {_pct(s['errors_caught'])} |")
+        fit_on = "the others" if name in dev else "all dev"
+        print(f"| {name} | {s['n']} | {fit_on} | {100 * s['balanced_accuracy']:.1f} | {100 * s['ece']:.1f} "
+              f"| {100 * s['auroc']:.1f} | {_pct(s['true_flagged'])} | {_pct(s['errors_caught'])} |")
     levels = sensitivity(data, a, b)
     print("sensitivity:", levels)
     if args.out:
         Path(args.out).write_text(json.dumps({
             "a": round(a, 4), "b": round(b, 4), "sensitivity": levels,
-            "fitted_on": f"Platt on {', '.join(dev)} (features of the current pipeline, tests/data/features), each set "
-                         "weighing the same and its supported and unsupported sentences the same, so that 0.5 is the "
-                         "balanced point (eval/operating.py)",
+            "fitted_on": f"Platt on {', '.join(dev)} (features of the current pipeline, tests/data/features), "
+                         "each set weighing the same and its supported and unsupported sentences the same, so that "
+                         "0.5 is the balanced point (eval/operating.py)",
             "sensitivity_fitted_on": f"relaxed flags at most {RELAXED_TRUE_FLAGGED:.0%} of true sentences, strict "
                                      f"catches {STRICT_ERRORS_CAUGHT:.0%} of errors (means over the same sets)"}) + "\n")
     return 0
