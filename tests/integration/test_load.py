@@ -44,6 +44,15 @@ def upload_ready(api, path):
     raise AssertionError("ingest did not finish")
 
 
+def stream_check(api, i, results, errors):
+    """POST /check of TEXT as check i: its events in results[i], or what went wrong in errors."""
+    try:
+        with httpx.stream("POST", f"{api}/check", json={"text": TEXT}, headers=AUTH, timeout=120) as resp:
+            results[i] = [json.loads(line) for line in resp.iter_lines() if line]
+    except Exception as e:  # noqa: BLE001 - reported with its index
+        errors.append((i, repr(e)))
+
+
 def in_order(events):
     """sentences first, then verdicts of checkable sentences (a non-final one before its final one), summary last."""
     kinds = [e["type"] for e in events]
@@ -64,11 +73,7 @@ def test_twenty_checks_an_upload_a_list_and_a_delete_at_once(server, bridge_pdf,
     results, errors = [None] * CHECKS, []
 
     def check(i):
-        try:
-            with httpx.stream("POST", f"{api}/check", json={"text": TEXT}, headers=AUTH, timeout=120) as resp:
-                results[i] = [json.loads(line) for line in resp.iter_lines() if line]
-        except Exception as e:  # noqa: BLE001 - reported below with its index
-            errors.append((i, repr(e)))
+        stream_check(api, i, results, errors)
 
     def churn():
         try:
@@ -149,11 +154,7 @@ def test_twenty_checks_while_documents_are_ingested_and_deleted(server, tmp_path
 
     def check(i):
         started[i] = time.monotonic()
-        try:
-            with httpx.stream("POST", f"{api}/check", json={"text": TEXT}, headers=AUTH, timeout=120) as resp:
-                results[i] = [json.loads(line) for line in resp.iter_lines() if line]
-        except Exception as e:  # noqa: BLE001 - reported below with its index
-            errors.append((i, repr(e)))
+        stream_check(api, i, results, errors)
 
     def churn():
         for doc in (fava, bridge):
