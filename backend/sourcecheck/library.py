@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import logging
 import math
 import os
 import threading
@@ -27,6 +28,12 @@ EMBED_GROUP, MIN_GROUP, PROGRESS_STEPS = 256, 8, 8
 READ_PAGE = 5000  # chunks read from Chroma per call: SQLite caps the variables of one query
 RRF_K = 60  # reciprocal-rank fusion's constant (Cormack et al. 2009): a rank r counts 1 / (RRF_K + r)
 SYNC_S = 2.0  # with a Chroma server: how often a search first takes in what other backends added or deleted
+# Chroma's HNSW index only marks a deleted vector, and a vector added again takes a new slot: each chunk deleted
+# kept ~2.2 KB of memory (and disk) for as long as the collection lived (issue #25: +14 MB a delete and re-ingest of
+# a 7,500-chunk PDF). Once as many chunks were deleted as the collection still holds, and at least COMPACT_MIN, it is
+# rebuilt (_compact): the deleted vectors kept stay under max(live chunks, COMPACT_MIN) plus one document's, and a
+# chunk is copied at most once per chunk deleted.
+COMPACT_MIN = 2_000  # ~4.4 MB of deleted vectors
 
 
 @dataclass
@@ -68,6 +75,7 @@ class Library:
         self._count = None  # chunks in Chroma, when known (_chunk_count)
         self._reread = {}  # document id → its record's chunk count when its lexical index was read again
         self._synced = 0.0  # time.monotonic() of the last sync with the server
+        self._removed = 0  # chunks deleted from the local Chroma collection since it was opened or rebuilt
         if chroma_url and path is None:
             raise ValueError("A library on a Chroma server needs a folder of its own (its PDFs, its lexical index).")
         self.path = None if path is None else Path(path)
@@ -81,6 +89,8 @@ class Library:
         self._docs = self._load_records() if self.path or chroma_url else {}
         self._lexical = LexicalIndex(self.path / (f"lexical-{store.slug(chroma_url)}.sqlite" if chroma_url else
                                                   "lexical.sqlite") if self.path else None)
+        if self.path and not chroma_url:
+            store.finish_rebuild(self._client, name)  # a rebuild (_compact) that a crash interrupted
         self._collection = store.collection(self._client, name, embedding_function, chroma_url)
         self._finish_deletes()
         self._reconcile_lexical()
@@ -223,6 +233,7 @@ class Library:
                 self._file(doc_id).unlink(missing_ok=True)
             del self._docs[doc_id]
             self._save_records(doc_id)
+            self._compact_if_due()
 
     def _finish_deletes(self):
         for doc_id in [d["id"] for d in self._docs.values() if d["status"] == "deleting"]:
@@ -296,7 +307,8 @@ class Library:
         or of one added since. A document of the snapshot deleted since is in the hits while Chroma still has its
         chunks (the check's consistent view), else absent; never an error."""
         self._sync()
-        total = self._chunk_count()
+        with self._lock:
+            total = self._chunk_count()
         if total == 0 or not queries:
             return [[] for _ in queries]
         allowed = set(document_ids) if document_ids is not None else None
@@ -306,9 +318,9 @@ class Library:
         # One after the other: on 2 cores the lexical search in a thread beside the embedding made both slower
         # (57 vs 52 ms at 100k chunks).
         vectors = self.embedding_function(list(queries))
-        dense = self._collection.query(query_embeddings=vectors, n_results=min(candidates, total), where=where,
-                                       include=["documents", "metadatas", "distances"])
-        with self._lock:  # one SQLite connection, shared with ingestion
+        with self._lock:  # one SQLite connection, shared with ingestion; the collection, which _compact replaces
+            dense = self._collection.query(query_embeddings=vectors, n_results=min(candidates, total), where=where,
+                                           include=["documents", "metadatas", "distances"])
             lexical = [self._lexical.top(q, candidates, sorted(allowed) if where else None) for q in queries]
         results = []
         for qi in range(len(queries)):
@@ -351,8 +363,9 @@ class Library:
 
     def dense_search(self, vector, candidates=20):
         """Chroma's dense search alone for one query vector (what hybrid search adds to: the bench's baseline)."""
-        return self._collection.query(query_embeddings=[vector], n_results=candidates,
-                                      include=["documents", "metadatas", "distances"])
+        with self._lock:
+            return self._collection.query(query_embeddings=[vector], n_results=candidates,
+                                          include=["documents", "metadatas", "distances"])
 
     def _fill_lexical_only(self, vectors, results):
         """Text, place and cosine similarity of the hits that dense search did not return, in one read; a chunk gone
@@ -360,7 +373,8 @@ class Library:
         missing = {h.chunk_id for hits in results for h in hits if math.isnan(h.similarity)}
         if not missing:
             return
-        got = self._collection.get(ids=sorted(missing), include=["documents", "metadatas", "embeddings"])
+        with self._lock:
+            got = self._collection.get(ids=sorted(missing), include=["documents", "metadatas", "embeddings"])
         found = {cid: (text, meta, vec) for cid, text, meta, vec in
                  zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"])}
         for qi, hits in enumerate(results):
@@ -444,9 +458,39 @@ class Library:
 
     def _remove_chunks(self, doc_id):
         with self._lock:
+            local = self.path is not None and self._records is None  # a Chroma server's index is the server's
+            before = self._collection.count() if local else 0
             self._collection.delete(where={"document_id": doc_id})
             self._count = None
             self._lexical.remove_document(doc_id)
+            if local:
+                self._removed += before - self._collection.count()
+
+    def _compact_if_due(self):
+        """Rebuild the local Chroma collection once as many chunks were deleted from it as it holds, and at least
+        COMPACT_MIN (see there). A failure leaves the collection as it was, to be rebuilt at a later delete."""
+        with self._lock:
+            if self._removed < COMPACT_MIN or self._removed < self._chunk_count():
+                return
+            try:
+                self._compact()
+            except Exception:  # noqa: BLE001 - the delete itself is done
+                logging.getLogger("sourcecheck").exception("Rebuilding the Chroma collection failed")
+
+    def _compact(self):
+        """The live chunks copied into a new collection, the old one dropped, the client reopened: Chroma frees a
+        dropped collection's index only when its client closes. A crash part-way is finished by
+        store.finish_rebuild at the next start."""
+        with self._lock:
+            name = self._collection.name
+            fresh = store.rebuild(self._client, self._collection, self.embedding_function, READ_PAGE)
+            self._client.delete_collection(name)
+            fresh.modify(name=name)
+            self._client.close()
+            self._client = store.client(self.path)
+            self._collection = store.collection(self._client, name, self.embedding_function)
+            store.drop_orphans(self.path)
+            self._removed, self._count = 0, None
 
     def _make_folder(self):
         (self.path / "files").mkdir(parents=True, exist_ok=True)
