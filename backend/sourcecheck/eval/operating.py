@@ -38,26 +38,16 @@ def load(paths):
 
 
 def fit(sets):
-    """(a, b) of σ(a·x + b) by Newton's method on the weighted log-loss: sets equal, classes equal within each."""
+    """(a, b) of σ(a·x + b) on the weighted log-loss (metrics.fit_logistic): sets equal, classes equal within each."""
     xs, ys, ws = [], [], []
     for y, x in sets:
         n_pos, n_neg = max(1, int(y.sum())), max(1, int((1 - y).sum()))
         ws.append(np.where(y == 1, 0.5 / n_pos, 0.5 / n_neg))
         xs.append(x)
         ys.append(y)
-    x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
-    w = w / w.sum()
-    a, b = 1.0, 0.0
-    for _ in range(100):
-        p = sigmoid(a * x + b)
-        g, h = w * (p - y), w * p * (1 - p)
-        grad = np.array([(g * x).sum() + L2 * (a - 1.0), g.sum()])
-        hess = np.array([[(h * x * x).sum() + L2, (h * x).sum()], [(h * x).sum(), h.sum() + 1e-12]])
-        step = np.linalg.solve(hess, grad)
-        a, b = a - step[0], b - step[1]
-        if np.abs(step).max() < 1e-10:
-            break
-    return float(a), float(b)
+    w = np.concatenate(ws)
+    (a,), b = metrics.fit_logistic(np.concatenate(xs)[:, None], np.concatenate(ys), w / w.sum(), L2)
+    return a, b
 
 
 def scores(y, p, threshold=0.5):
