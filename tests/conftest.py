@@ -14,8 +14,7 @@ from support import TOKEN, make_client, require_model  # noqa: E402
 @pytest.fixture
 def settings(tmp_path):
     """Overrides for a fast, isolated app: fake model, hash embeddings, a temp index."""
-    return {"INDEX_DIR": str(tmp_path / "index"), "BACKEND": "fake", "EMBEDDINGS": "hash", "TOKEN": TOKEN,
-            "PORT": 8765}
+    return {"INDEX_DIR": str(tmp_path / "index"), "BACKEND": "fake", "EMBEDDINGS": "hash", "TOKEN": TOKEN, "PORT": 8765}
 
 
 @pytest.fixture
@@ -32,8 +31,12 @@ def client(app):
 
 @pytest.fixture
 def fava_pdf(tmp_path):
-    return make_pdf(tmp_path / "fava.pdf", FAVA_PAGES, title="FAVA: Fine-grained Hallucination Detection",
-                    author="Abhika Mishra, Akari Asai")
+    return make_pdf(
+        tmp_path / "fava.pdf",
+        FAVA_PAGES,
+        title="FAVA: Fine-grained Hallucination Detection",
+        author="Abhika Mishra, Akari Asai",
+    )
 
 
 @pytest.fixture

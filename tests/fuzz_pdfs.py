@@ -5,11 +5,22 @@ import random
 import zlib
 
 import pymupdf
-
 from pdfs import BRIDGE_PAGES, FAVA_PAGES
 
-KINDS = ("truncated", "flipped", "spliced", "broken_xref", "not_pdf", "nested", "encrypted", "zero_pages",
-         "javascript", "bomb", "blank_pages", "valid")
+KINDS = (
+    "truncated",
+    "flipped",
+    "spliced",
+    "broken_xref",
+    "not_pdf",
+    "nested",
+    "encrypted",
+    "zero_pages",
+    "javascript",
+    "bomb",
+    "blank_pages",
+    "valid",
+)
 
 
 def base_pdfs():
@@ -29,7 +40,7 @@ def make(i, bases):
     kind = KINDS[i % len(KINDS)]
     base = bases[i % len(bases)]
     if kind == "truncated":
-        data = base[:rng.randrange(1, len(base))]
+        data = base[: rng.randrange(1, len(base))]
     elif kind == "flipped":
         data = bytearray(base)
         for _ in range(rng.choice((1, 4, 32, 256))):
@@ -37,13 +48,20 @@ def make(i, bases):
         data = bytes(data)
     elif kind == "spliced":
         other = bases[(i + 1) % len(bases)]
-        data = base[:rng.randrange(len(base))] + other[rng.randrange(len(other)):]
+        data = base[: rng.randrange(len(base))] + other[rng.randrange(len(other)) :]
     elif kind == "broken_xref":
         at = base.rfind(b"xref")
-        data = base[:at] + bytes(rng.randrange(32, 127) for _ in range(rng.randrange(10, 200))) + base[at + 4:]
+        data = base[:at] + bytes(rng.randrange(32, 127) for _ in range(rng.randrange(10, 200))) + base[at + 4 :]
     elif kind == "not_pdf":
-        data = rng.choice((b"", b"<html><body>not a pdf</body></html>", b"PK\x03\x04" + rng.randbytes(500),
-                           rng.randbytes(rng.randrange(1, 5000)), b"%PDF-"))
+        data = rng.choice(
+            (
+                b"",
+                b"<html><body>not a pdf</body></html>",
+                b"PK\x03\x04" + rng.randbytes(500),
+                rng.randbytes(rng.randrange(1, 5000)),
+                b"%PDF-",
+            )
+        )
     elif kind == "nested":
         depth = rng.choice((500, 5000, 50000))
         data = minimal_pdf(b"/Nest " + b"[" * depth + b"]" * depth)
@@ -72,9 +90,11 @@ def make(i, bases):
 def minimal_pdf(extra, count=1):
     """A hand-written PDF (no library would write these): one empty page, or none, with extra catalog entries."""
     kids = b"[3 0 R]" if count else b"[]"
-    objects = [b"<< /Type /Catalog /Pages 2 0 R " + extra + b" >>",
-               b"<< /Type /Pages /Kids " + kids + b" /Count " + str(count).encode() + b" >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R " + extra + b" >>",
+        b"<< /Type /Pages /Kids " + kids + b" /Count " + str(count).encode() + b" >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+    ]
     out, offsets = bytearray(b"%PDF-1.7\n"), []
     for n, body in enumerate(objects, 1):
         offsets.append(len(out))

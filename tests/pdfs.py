@@ -63,8 +63,10 @@ PAPER_RIGHT = [
     "animals seen, most of them in dense kelp.",
 ]
 PAPER_ACKNOWLEDGEMENTS = "Acknowledgements. We thank the harbour master of Wick for the loan of a survey boat."
-PAPER_REFERENCES = ("References\n\nLee, K. (2018). Counting sea otters from the air. Marine Surveys 4, 1-9.\n"
-                    "Smith, J., Brown, A. (2019). Sea otters of Scotland declined to 90 animals. Coastal Notes 2.")
+PAPER_REFERENCES = (
+    "References\n\nLee, K. (2018). Counting sea otters from the air. Marine Surveys 4, 1-9.\n"
+    "Smith, J., Brown, A. (2019). Sea otters of Scotland declined to 90 animals. Coastal Notes 2."
+)
 
 
 def make_two_column_pdf(path):

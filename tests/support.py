@@ -4,7 +4,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from flask.testing import FlaskClient
 
 ROOT = Path(__file__).resolve().parents[1]

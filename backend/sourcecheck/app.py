@@ -11,8 +11,13 @@ from sourcecheck.services import EXTENSION, Services
 OPEN_ENDPOINTS = {"/api/v1/health", "/api/v1/pair", "/api/v1/openapi.json"}
 # The codes of the framework's own errors (unknown route, wrong method, upload too large, bad Range);
 # the contract lists every code, so any other HTTP error gets one generic code rather than a new one.
-HTTP_ERROR_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large",
-                    416: "range_not_satisfiable"}
+HTTP_ERROR_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    416: "range_not_satisfiable",
+}
 OTHER_HTTP_ERROR = "http_error"
 UPLOAD_ENDPOINT = "/api/v1/documents"
 # A JSON body (a check, a pairing code) holds at most MAX_TEXT_CHARS characters of text; even written as \uXXXX
@@ -27,7 +32,7 @@ class JSONProvider(DefaultJSONProvider):
         try:
             return super().loads(s, **kwargs)
         except RecursionError:
-            raise BadRequest("The JSON is nested too deeply; send a flat object like {\"text\": \"...\"}.") from None
+            raise BadRequest('The JSON is nested too deeply; send a flat object like {"text": "..."}.') from None
 
 
 def create_app(config=None):
@@ -89,8 +94,10 @@ def too_large(settings):
     """Why a request was refused as too large: its size, or (werkzeug's form parser) too many form fields."""
     limit, size = request.max_content_length, request.content_length
     if size is not None and limit is not None and size <= limit:
-        return (f"The upload has too many parts: at most {request.max_form_parts:,} form fields and files, "
-                "or form fields larger than their limit.")
+        return (
+            f"The upload has too many parts: at most {request.max_form_parts:,} form fields and files, "
+            "or form fields larger than their limit."
+        )
     if request.path != UPLOAD_ENDPOINT:
         return f"The request is larger than {limit:,} bytes; check long texts in parts."
     return f"The upload is larger than {settings['MAX_UPLOAD_MB']} MB."

@@ -10,7 +10,6 @@ from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import EvidenceBlock, SentenceSimilarity, aligned, select_evidence, shortlist
 from sourcecheck.text import find_citations, split_sentences, strip_citations
 
-
 PROMPT_EVIDENCE = ("shared", "passages", "aligned")
 
 
@@ -38,20 +37,26 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
     if options.sensitivity is not None and options.sensitivity not in judge.thresholds:
         raise BadRequest(f"Unknown sensitivity {options.sensitivity!r}; use one of {', '.join(judge.thresholds)}.")
     if options.prompt_evidence not in PROMPT_EVIDENCE:
-        raise BadRequest(f"Unknown prompt evidence {options.prompt_evidence!r}; use one of {', '.join(PROMPT_EVIDENCE)}.")
+        raise BadRequest(
+            f"Unknown prompt evidence {options.prompt_evidence!r}; use one of {', '.join(PROMPT_EVIDENCE)}."
+        )
     if len(text) > max_chars:
         raise TextTooLong(f"The text has {len(text):,} characters; the limit is {max_chars:,}. Check it in parts.")
     sentences = split_sentences(text)
     checkable = sum(s.checkable for s in sentences)
     if checkable > max_sentences:
-        raise TextTooLong(f"The text has {checkable:,} sentences to check; the limit is {max_sentences:,} "
-                          "(the MAX_SENTENCES setting). Check it in parts.")
+        raise TextTooLong(
+            f"The text has {checkable:,} sentences to check; the limit is {max_sentences:,} "
+            "(the MAX_SENTENCES setting). Check it in parts."
+        )
     for doc_id in documents or ():
         library.get(doc_id)
     ready = [d for d in library.list() if d["status"] == "ready" and (not documents or d["id"] in documents)]
     if not ready:
-        raise EmptyLibrary("The library has no ready documents to check against; add PDFs first "
-                           "(drop them on the side panel, or run `sourcecheck ingest FILE.pdf`).")
+        raise EmptyLibrary(
+            "The library has no ready documents to check against; add PDFs first "
+            "(drop them on the side panel, or run `sourcecheck ingest FILE.pdf`)."
+        )
     return _events(text, sentences, library, judge, ready, options)
 
 
@@ -77,25 +82,39 @@ def _events(text, sentences, library, judge, ready, options):
             claim = claims[s.index]
             near = shortlist(claim, hits[s.index], 2 * options.top_k)
             evidence = select_evidence(claim, near, filenames, options.top_k, similarity(claim, near))
-            shown = (block.add(evidence) if options.prompt_evidence == "shared" else
-                     aligned(claim, evidence) if options.prompt_evidence == "aligned" else None)
+            shown = (
+                block.add(evidence)
+                if options.prompt_evidence == "shared"
+                else aligned(claim, evidence)
+                if options.prompt_evidence == "aligned"
+                else None
+            )
             yield s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]]
 
     def score_one(job):  # a number another candidate passage states is not a conflict (conflict.find_conflicts)
         _, claim, evidence, shown, candidates = job
-        return job, judge.score(claim, evidence, decompose=options.decompose, shown=shown,
-                                sensitivity=options.sensitivity, also=candidates)
+        return job, judge.score(
+            claim, evidence, decompose=options.decompose, shown=shown, sensitivity=options.sensitivity, also=candidates
+        )
 
     by_index, later = {}, []
     with closing(ordered(score_one, prepared(), workers)) as scores:
         for (index, claim, evidence, shown, _), score in scores:
             final = score.label == "supported" or not options.critique
             card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
-            by_index[index] = {"type": "verdict", "index": index, "label": score.label,
-                               "p_supported": round(score.p_supported, 4), "error_type": None, "critique": None,
-                               "revised": None, **card, "final": final,
-                               "evidence": _for_people(evidence, score.stances, score.label),
-                               "cited": cited[index]}
+            by_index[index] = {
+                "type": "verdict",
+                "index": index,
+                "label": score.label,
+                "p_supported": round(score.p_supported, 4),
+                "error_type": None,
+                "critique": None,
+                "revised": None,
+                **card,
+                "final": final,
+                "evidence": _for_people(evidence, score.stances, score.label),
+                "cited": cited[index],
+            }
             if score.conflict:
                 by_index[index]["conflict"] = score.conflict.to_dict()
             if options.internals:
@@ -120,10 +139,16 @@ def _events(text, sentences, library, judge, ready, options):
         counts[v["label"]] += 1
     revised = None
     if options.revise:
-        revised = judge.revise_text(text, [(sentences[v["index"]].text, v["critique"])
-                                           for v in verdicts if v["label"] != "supported"])
-    yield {"type": "summary", "p_all_supported": round(math.prod(v["p_supported"] for v in verdicts), 6),
-           "counts": counts, "revised_text": revised, "elapsed_ms": int((time.monotonic() - started) * 1000)}
+        revised = judge.revise_text(
+            text, [(sentences[v["index"]].text, v["critique"]) for v in verdicts if v["label"] != "supported"]
+        )
+    yield {
+        "type": "summary",
+        "p_all_supported": round(math.prod(v["p_supported"] for v in verdicts), 6),
+        "counts": counts,
+        "revised_text": revised,
+        "elapsed_ms": int((time.monotonic() - started) * 1000),
+    }
 
 
 def ordered(fn, items, workers=1):
@@ -146,8 +171,11 @@ def _for_people(evidence, stances, label):
     """The evidence as the card shows it: what settles the sentence first (what refutes a contradicted one,
     what supports a supported one), then the most relevant (the prompt's order is the reverse: most relevant
     nearest the claim)."""
-    rank = {"refutes": 0, "supports": 1, "related": 2} if label == "contradicted" else {
-        "supports": 0, "refutes": 1, "related": 2}
+    rank = (
+        {"refutes": 0, "supports": 1, "related": 2}
+        if label == "contradicted"
+        else {"supports": 0, "refutes": 1, "related": 2}
+    )
     pairs = sorted(zip(reversed(evidence), reversed(stances)), key=lambda pair: rank[pair[1]])
     return [e.to_dict(stance) for e, stance in pairs]
 
@@ -171,8 +199,12 @@ def _retrieve(library, sentences, claims, cited, documents, k):
     """Candidate chunks for every sentence: one batched search, plus per-paper searches for citations."""
     candidates = 4 * k
     plain = [s for s in sentences if not any(c["document_id"] for c in cited[s.index])]
-    found = dict(zip([s.index for s in plain],
-                     library.search_many([claims[s.index] for s in plain], candidates, documents, candidates)))
+    found = dict(
+        zip(
+            [s.index for s in plain],
+            library.search_many([claims[s.index] for s in plain], candidates, documents, candidates),
+        )
+    )
     for s in sentences:
         if s.index not in found:
             ids = [c["document_id"] for c in cited[s.index] if c["document_id"]]
@@ -184,7 +216,13 @@ def _match_citations(sentence, documents):
     """Citation markers in the sentence, each with the library document it names (or None)."""
     out = []
     for c in find_citations(sentence):
-        match = next((d["id"] for d in documents if d.get("year") == c.year and any(
-            c.author.lower() in a.lower() for a in d.get("authors") or [])), None)
+        match = next(
+            (
+                d["id"]
+                for d in documents
+                if d.get("year") == c.year and any(c.author.lower() in a.lower() for a in d.get("authors") or [])
+            ),
+            None,
+        )
         out.append({"text": c.text, "document_id": match})
     return out

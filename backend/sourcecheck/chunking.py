@@ -20,7 +20,7 @@ def chunk_page(text, words_per_chunk=120, overlap=0.2):
         stop = min(i + words_per_chunk, len(words))
         if stop < len(words):
             for j in range(stop - 1, i + (3 * words_per_chunk) // 4, -1):
-                if _SENTENCE_END.search(text[words[j][0]:words[j][1]]):
+                if _SENTENCE_END.search(text[words[j][0] : words[j][1]]):
                     stop = j + 1
                     break
         start, end = words[i][0], words[stop - 1][1]

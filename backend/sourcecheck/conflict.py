@@ -9,46 +9,101 @@ from dataclasses import dataclass
 
 from sourcecheck.text import STOPWORDS, content_words, sentence_texts
 
-WORD_NUMBERS = {w: n for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen".split()) if n >= 2}  # "one" is mostly not a count ("one of the")
+WORD_NUMBERS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen".split()
+    )
+    if n >= 2
+}  # "one" is mostly not a count ("one of the")
 TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
 UNITS = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), 1)}
-_WORD_NUMBER = re.compile(r"\b(?:(" + "|".join(TENS) + r")(?:[-\s](" + "|".join(UNITS) + r"))?|("
-                          + "|".join(WORD_NUMBERS) + r"))\b", re.IGNORECASE)
+_WORD_NUMBER = re.compile(
+    r"\b(?:(" + "|".join(TENS) + r")(?:[-\s](" + "|".join(UNITS) + r"))?|(" + "|".join(WORD_NUMBERS) + r"))\b",
+    re.IGNORECASE,
+)
 # "one hundred and twenty-eight": the hundreds before a word number belong to it
 _HUNDREDS = re.compile(r"\b(a|" + "|".join(UNITS) + r")[\s-]+hundred(?:[\s-]+and)?[\s-]+$", re.IGNORECASE)
 _THOUSANDS = re.compile(r"\b(thousand|million|billion)[\s,-]+(?:and[\s-]+)?$", re.IGNORECASE)
 SCALE = {"k": 1e3, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
-TIME_UNITS = {"seconds", "minutes", "hours", "days", "weeks", "months", "years", "second", "minute", "hour", "day",
-              "week", "month", "year"}
-HEDGES = {"about", "around", "roughly", "approximately", "nearly", "almost", "over", "some", "~", "circa",
-          "close", "under", "than", "just"}
-NEGATIONS = {"not", "no", "never", "without", "none", "neither", "nor", "cannot", "fail", "fails", "failed", "lack",
-             "lacks", "lacked", "unable"}
-_PAIRS = ("increase decrease|increased decreased|increases decreases|increasing decreasing|higher lower|"
-          "more fewer|more less|larger smaller|greater smaller|greater lower|improved worsened|improves worsens|"
-          "improve worsen|positive negative|positively negatively|rise fall|rises falls|rose fell|gain loss|"
-          "increased reduced|increases reduces|increase reduce|increased lowered|before after|above below|"
-          "maximum minimum|stronger weaker|strong weak|effective ineffective|better worse|benefit harm|"
-          "beneficial harmful|faster slower|longer shorter|younger older|earlier later|highest lowest|"
-          "largest smallest|most least|enhanced impaired|enhances impairs|promotes inhibits|promoted inhibited|"
-          "activates inhibits|activated inhibited|upregulated downregulated|common rare|significant insignificant|"
-          "associated unassociated|increase reduction|safe unsafe|accurate inaccurate|lowered raised|"
-          "lower raise|raised reduced|small large|smaller larger|supported rejected|accepted rejected|"
-          "declined increased|declining increasing|good poor|favourable unfavourable|favorable unfavorable|"
-          "high low|strongest weakest|best worst|aligned misaligned|consistent inconsistent|adequate inadequate|"
-          "sufficient insufficient|likely unlikely|successful unsuccessful|feasible infeasible|valid invalid|"
-          "reliable unreliable|efficient inefficient|appropriate inappropriate|satisfied dissatisfied")
-OPPOSITE = {}
+TIME_UNITS = {
+    "seconds",
+    "minutes",
+    "hours",
+    "days",
+    "weeks",
+    "months",
+    "years",
+    "second",
+    "minute",
+    "hour",
+    "day",
+    "week",
+    "month",
+    "year",
+}
+HEDGES = {
+    "about",
+    "around",
+    "roughly",
+    "approximately",
+    "nearly",
+    "almost",
+    "over",
+    "some",
+    "~",
+    "circa",
+    "close",
+    "under",
+    "than",
+    "just",
+}
+NEGATIONS = {
+    "not",
+    "no",
+    "never",
+    "without",
+    "none",
+    "neither",
+    "nor",
+    "cannot",
+    "fail",
+    "fails",
+    "failed",
+    "lack",
+    "lacks",
+    "lacked",
+    "unable",
+}
+_PAIRS = (
+    "increase decrease|increased decreased|increases decreases|increasing decreasing|higher lower|"
+    "more fewer|more less|larger smaller|greater smaller|greater lower|improved worsened|improves worsens|"
+    "improve worsen|positive negative|positively negatively|rise fall|rises falls|rose fell|gain loss|"
+    "increased reduced|increases reduces|increase reduce|increased lowered|before after|above below|"
+    "maximum minimum|stronger weaker|strong weak|effective ineffective|better worse|benefit harm|"
+    "beneficial harmful|faster slower|longer shorter|younger older|earlier later|highest lowest|"
+    "largest smallest|most least|enhanced impaired|enhances impairs|promotes inhibits|promoted inhibited|"
+    "activates inhibits|activated inhibited|upregulated downregulated|common rare|significant insignificant|"
+    "associated unassociated|increase reduction|safe unsafe|accurate inaccurate|lowered raised|"
+    "lower raise|raised reduced|small large|smaller larger|supported rejected|accepted rejected|"
+    "declined increased|declining increasing|good poor|favourable unfavourable|favorable unfavorable|"
+    "high low|strongest weakest|best worst|aligned misaligned|consistent inconsistent|adequate inadequate|"
+    "sufficient insufficient|likely unlikely|successful unsuccessful|feasible infeasible|valid invalid|"
+    "reliable unreliable|efficient inefficient|appropriate inappropriate|satisfied dissatisfied"
+)
+OPPOSITE: dict[str, set[str]] = {}
 for _pair in _PAIRS.split("|"):
     _a, _b = _pair.split()
     OPPOSITE.setdefault(_a, set()).add(_b)
     OPPOSITE.setdefault(_b, set()).add(_a)
 ABOUT_THE_SAME = 0.5  # share of the claim's other content words a source sentence must hold to be about it
 NEAR = 45  # characters on either side of a value whose words say what it is about ("95 days after sowing")
-_NUMBER = re.compile(r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<!× )(?<!x )(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(%|percent\b|k\b|"
-                     r"hundred\b|thousand\b|million\b|billion\b|bn\b)|((?-i:B))\b)?(?![A-Za-z\d^])", re.IGNORECASE)
+_NUMBER = re.compile(
+    r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<!× )(?<!x )(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(%|percent\b|k\b|"
+    r"hundred\b|thousand\b|million\b|billion\b|bn\b)|((?-i:B))\b)?(?![A-Za-z\d^])",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*", re.IGNORECASE)
 _SCALE_WORD = re.compile(r"[\s-]+(hundred|thousand|million|billion)\b", re.IGNORECASE)
 
@@ -72,13 +127,17 @@ class Conflict:
     source_value: str
     evidence: int  # index of the evidence item whose passage says otherwise
     quote: str  # the source sentence, verbatim from the passage
-    agrees: int = None  # a disagreement between documents: the evidence item that states the claim's value
-    agreeing_quote: str = None
+    agrees: int | None = None  # a disagreement between documents: the evidence item that states the claim's value
+    agreeing_quote: str | None = None
     fixable: bool = True  # whether putting source_value in place of claim_value corrects the sentence
 
     def to_dict(self):
-        return {"kind": self.kind, "claim_value": self.claim_value, "source_value": self.source_value,
-                "quote": self.quote}
+        return {
+            "kind": self.kind,
+            "claim_value": self.claim_value,
+            "source_value": self.source_value,
+            "quote": self.quote,
+        }
 
 
 def find_numbers(text):
@@ -87,23 +146,42 @@ def find_numbers(text):
     for m in _NUMBER.finditer(text):
         raw, suffix = m.group(1), (m.group(2) or ("billion" if m.group(3) else "")).lower()
         value = float(raw.replace(",", "")) * SCALE.get(suffix, 1.0)
-        kind = "percent" if suffix in ("%", "percent") else (
-            "year" if re.fullmatch(r"1[5-9]\d\d|20\d\d", raw) and not suffix else "count")
-        out.append(Number(m.group(0), value, kind, text[max(0, m.start() - 25):m.start()].lower(),
-                          _next_word(text, m.end()), _near(text, m.start(), m.end())))
+        kind = (
+            "percent"
+            if suffix in ("%", "percent")
+            else ("year" if re.fullmatch(r"1[5-9]\d\d|20\d\d", raw) and not suffix else "count")
+        )
+        out.append(
+            Number(
+                m.group(0),
+                value,
+                kind,
+                text[max(0, m.start() - 25) : m.start()].lower(),
+                _next_word(text, m.end()),
+                _near(text, m.start(), m.end()),
+            )
+        )
     for m in _WORD_NUMBER.finditer(text):
         if _SCALE_WORD.match(text, m.end()):  # at m.end(), not in a copy of the rest: once per word number
             continue  # "two million": a scale this reader does not multiply out, so no value to compare
         tens, unit, small = (g.lower() if g else g for g in m.groups())
         value = TENS[tens] + UNITS.get(unit, 0) if tens else WORD_NUMBERS[small]
-        start, hundreds = m.start(), _HUNDREDS.search(text[max(0, m.start() - 20):m.start()])
+        start, hundreds = m.start(), _HUNDREDS.search(text[max(0, m.start() - 20) : m.start()])
         if hundreds:
             value += 100 * UNITS.get(hundreds.group(1).lower(), 1)
             start = max(0, m.start() - 20) + hundreds.start()
-        if _THOUSANDS.search(text[max(0, start - 15):start]):
+        if _THOUSANDS.search(text[max(0, start - 15) : start]):
             continue  # "one thousand two hundred and fifty": the thousands are not read, so no value to compare
-        out.append(Number(text[start:m.end()], float(value), "count", text[max(0, start - 25):start].lower(),
-                          _next_word(text, m.end()), _near(text, start, m.end())))
+        out.append(
+            Number(
+                text[start : m.end()],
+                float(value),
+                "count",
+                text[max(0, start - 25) : start].lower(),
+                _next_word(text, m.end()),
+                _near(text, start, m.end()),
+            )
+        )
     return out
 
 
@@ -114,12 +192,12 @@ def stems(text):
 
 
 def _near(text, start, end):
-    return frozenset(stems(text[max(0, start - NEAR):start] + " " + text[end:end + NEAR]))
+    return frozenset(stems(text[max(0, start - NEAR) : start] + " " + text[end : end + NEAR]))
 
 
 def _next_word(text, at):
     """The first word after a number, past other numbers ("3.8 ± 1.2 cm", "5 to 15 years"): its unit."""
-    words = [w for w in content_words(text[at:at + 40]) if not any(ch.isdigit() for ch in w)]
+    words = [w for w in content_words(text[at : at + 40]) if not any(ch.isdigit() for ch in w)]
     return words[0] if words else ""
 
 
@@ -162,8 +240,13 @@ def find_conflicts(claim, evidence, also=()):
             sentences.append((i, sentence, find_numbers(sentence), shared, whole))
     # A claimed value counts as stated where a sentence near the claim's topic states it, or any with its unit.
     stated = [(n, len(shared) >= min(2, len(about))) for _, _, here, shared, _ in sentences for n in here]
-    missing = [c for c in claim_numbers if not any(
-        same_value(c, n) and (near or not c.after or not n.after or c.after == n.after) for n, near in stated)]
+    missing = [
+        c
+        for c in claim_numbers
+        if not any(
+            same_value(c, n) and (near or not c.after or not n.after or c.after == n.after) for n, near in stated
+        )
+    ]
     excused = _stated_in(missing, also, about) if missing else {}
     # "more likely for gang involvement (OR = 8.12)" is stated: "less likely when fires…" next to it is no conflict
     directions = _direction_stated(claim, [sentence for _, sentence, _, _, _ in sentences])
@@ -171,9 +254,11 @@ def find_conflicts(claim, evidence, also=()):
         if len(shared) < min(2, len(about)):
             continue
         own = [c for c in missing if evidence[i].document_id not in excused.get(c.text, ())]
-        found = (_number_conflict(own, _unclaimed(claim_numbers, here), whole)
-                 or (whole and _negation_conflict(claim, sentence, shared, about))
-                 or _direction_conflict(claim, sentence, directions))
+        found = (
+            _number_conflict(own, _unclaimed(claim_numbers, here), whole)
+            or (whole and _negation_conflict(claim, sentence, shared, about))
+            or _direction_conflict(claim, sentence, directions)
+        )
         if found:
             return Conflict(found[0], found[1], found[2], i, sentence), None
         found = (whole and _pairing_conflict(claim, sentence)) or _swap_conflict(claim, sentence)
@@ -207,8 +292,11 @@ def _stated_in(missing, also, about):
                 continue
             for n in find_numbers(sentence):
                 for c in missing:
-                    if c.kind == n.kind and same_value(c, n) and (
-                            c.after and n.after == c.after or len(c.near & n.near) >= 2):
+                    if (
+                        c.kind == n.kind
+                        and same_value(c, n)
+                        and (c.after and n.after == c.after or len(c.near & n.near) >= 2)
+                    ):
                         out.setdefault(c.text, set()).add(doc_id)
     return out
 
@@ -233,11 +321,16 @@ def _number_conflict(missing, unclaimed, whole):
         rivals = [s for s in unclaimed if s.kind == c.kind]
         rivals = [s for s in rivals if not (c.after in TIME_UNITS and s.after in TIME_UNITS and c.after != s.after)]
         # Different unit words ("108 pituitary adenomas", "5 other adenomas") need more shared context
-        same_thing = [s for s in rivals if (c.after and s.after == c.after)
-                      or len(c.near & s.near) >= (2 if _same_unit(c, s) else 3)]
+        same_thing = [
+            s
+            for s in rivals
+            if (c.after and s.after == c.after) or len(c.near & s.near) >= (2 if _same_unit(c, s) else 3)
+        ]
         only = len({s.value for s in rivals}) == 1 and whole and _same_unit(c, rivals[0])
         if same_thing or only:
-            rival = max(same_thing or rivals, key=lambda s: (bool(c.after) and s.after == c.after, len(c.near & s.near)))
+            rival = max(
+                same_thing or rivals, key=lambda s: (bool(c.after) and s.after == c.after, len(c.near & s.near))
+            )
             return {"year": "year", "percent": "percent"}.get(c.kind, "number"), c.text, rival.text
     return None
 
@@ -270,8 +363,11 @@ def _scopes(text):
     out = []
     for i, w in enumerate(words):
         if w in NEGATIONS or w.endswith(("n't", "n’t")):
-            scope = [x[:5] for x in words[i + 1:i + 6] if x not in STOPWORDS and x not in NEGATIONS and len(x) > 2
-                     and not x.isdigit()][:2]
+            scope = [
+                x[:5]
+                for x in words[i + 1 : i + 6]
+                if x not in STOPWORDS and x not in NEGATIONS and len(x) > 2 and not x.isdigit()
+            ][:2]
             if len(scope) == 2:
                 out.append((w, scope))
     return out
@@ -284,9 +380,10 @@ def _stands_plain(scope, text):
     for i, st in enumerate(stems_at):
         if st not in scope:
             continue
-        window = stems_at[i:i + 5]
-        if set(scope) <= set(window) and not any(w in NEGATIONS or w.endswith(("n't", "n’t"))
-                                                 for w in words[max(0, i - 4):i]):
+        window = stems_at[i : i + 5]
+        if set(scope) <= set(window) and not any(
+            w in NEGATIONS or w.endswith(("n't", "n’t")) for w in words[max(0, i - 4) : i]
+        ):
             return True
     return False
 
@@ -316,8 +413,10 @@ def _direction_conflict(claim, sentence, stated=None):
         if not rivals or w in source_words:
             continue
         rival = sorted(rivals)[0]
-        near = len(_near(claim, claim_words[w], claim_words[w] + len(w))
-                   & _near(sentence, source_words[rival], source_words[rival] + len(rival)))
+        near = len(
+            _near(claim, claim_words[w], claim_words[w] + len(w))
+            & _near(sentence, source_words[rival], source_words[rival] + len(rival))
+        )
         if near >= 3 and near >= (stated or {}).get(w, 0):  # the words around both say they are about the same thing
             return "direction", w, rival
     return None
@@ -384,7 +483,7 @@ def _sides(text):
         than = _THAN.search(text, start, start + 120)
         if not than or than.start() >= start + 80:
             continue
-        between = [x for x, _, _ in words[i + 1:bisect_left(starts, than.start())] if x not in STOPWORDS]
+        between = [x for x, _, _ in words[i + 1 : bisect_left(starts, than.start())] if x not in STOPWORDS]
         if not between or any(ch.isdigit() for ch in between[0]) or _CLAUSE.search(text, start, than.start()):
             continue
         k = bisect_right(clause_ends, start)
@@ -392,12 +491,12 @@ def _sides(text):
         k = bisect_left(clause_starts, than.end())
         stop = clause_starts[k] if k < len(clauses) else len(text)  # where the first one after "than" starts
         lo, hi = bisect_left(content_starts, cut), bisect_left(content, i)
-        before = [words[j][0][:5] for j in content[max(lo, hi - 4):hi]]
+        before = [words[j][0][:5] for j in content[max(lo, hi - 4) : hi]]
         lo = bisect_left(content_starts, than.end())
-        after = [(words[j][0][:5], words[j][2]) for j in content[lo:lo + 4] if words[j][1] < stop]
+        after = [(words[j][0][:5], words[j][2]) for j in content[lo : lo + 4] if words[j][1] < stop]
         if not before or not after:
             continue
-        return (w, between[0][:5]), set(before), {x for x, _ in after}, text[start:after[-1][1]]
+        return (w, between[0][:5]), set(before), {x for x, _ in after}, text[start : after[-1][1]]
     return None
 
 
@@ -406,8 +505,10 @@ def describe(conflict, filename, page, agreeing=None):
     document that states the claim's value, for a disagreement between documents."""
     where = f"{filename}, page {page}"
     if conflict.kind == "disagreement":
-        return (f"Your sources disagree: {agreeing[0]}, page {agreeing[1]} says {conflict.claim_value} "
-                f"(“{conflict.agreeing_quote}”); {where} says {conflict.source_value} (“{conflict.quote}”)")
+        return (
+            f"Your sources disagree: {agreeing[0]}, page {agreeing[1]} says {conflict.claim_value} "
+            f"(“{conflict.agreeing_quote}”); {where} says {conflict.source_value} (“{conflict.quote}”)"
+        )
     if conflict.kind == "negation":
         return f"{where} says the opposite: “{conflict.quote}”"
     return f"The sentence says {conflict.claim_value}; {where} says {conflict.source_value}: “{conflict.quote}”"

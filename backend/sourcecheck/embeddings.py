@@ -60,8 +60,11 @@ class MiniLMEmbedding(EmbeddingFunction):
 
     def __call__(self, input):
         vectors = self.model().encode(
-            list(input), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-            show_progress_bar=False
+            list(input),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
         )
         return [v.astype(np.float32) for v in vectors]
 

@@ -2,8 +2,8 @@
 
 import math
 import re
-from functools import lru_cache
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -16,8 +16,11 @@ _LINE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*%?(?!\w)")  # a value, not "COVID-19" or "GPT-4"
 _SECTION = re.compile(r"\s*\d+(?:\.\d+)*\.?\s")  # "2.1 Drought treatment": a heading's number
 _ITEM = re.compile(r"\s*(?:[-*+•◦▪]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s")  # a list item: a short claim of its own
-_POINTS_BACK = re.compile(r"^[\W_]*(it|its|they|their|them|this|these|those|such|he|she|his|her|both|the latter|"
-                          r"the former|here|there|however|thus|therefore|moreover)\b", re.IGNORECASE)
+_POINTS_BACK = re.compile(
+    r"^[\W_]*(it|its|they|their|them|this|these|those|such|he|she|his|her|both|the latter|"
+    r"the former|here|there|however|thus|therefore|moreover)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -31,8 +34,14 @@ class Evidence:
 
     def to_dict(self, stance="related"):
         """The API's evidence object; stance is what the judge found this item does (Score.stances)."""
-        return {"document_id": self.document_id, "filename": self.filename, "page": self.page,
-                "quote": self.quote, "score": round(self.relevance, 3), "stance": stance}
+        return {
+            "document_id": self.document_id,
+            "filename": self.filename,
+            "page": self.page,
+            "quote": self.quote,
+            "score": round(self.relevance, 3),
+            "stance": stance,
+        }
 
 
 # The rerank, measured on the product-shaped set's dev half (docs/quality.md): a chunk counts by its best
@@ -87,8 +96,10 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
     ranked.sort(key=lambda r: -r[0])
     chosen = []
     for score, hit, sentences, best in ranked:
-        if any(h.document_id == hit.document_id and h.page == hit.page and h.start < hit.end and hit.start < h.end
-               for _, h, _, _ in chosen):
+        if any(
+            h.document_id == hit.document_id and h.page == hit.page and h.start < hit.end and hit.start < h.end
+            for _, h, _, _ in chosen
+        ):
             continue  # neighbouring chunks overlap: keep the better one
         chosen.append((score, hit, sentences, best))
         if len(chosen) == k:
@@ -144,7 +155,8 @@ def _split(text):
     quote the viewer finds), list markers and all ("1. ", or the "A. " of an initial that opens an author line).
     A label is a sentence that fills a line of a title, an author list or a heading: a block of the PDF (a line
     of the chunk, chunking.py) that does not end like a sentence, other than the chunk's last line (which may
-    stop mid-sentence), or one that ends on a word like "as" or "the". A label is not the quote unless the chunk has nothing else: a paper's title matches every
+    stop mid-sentence), or one that ends on a word like "as" or "the". A label is not the quote unless the chunk has
+    nothing else: a paper's title matches every
     claim about the paper and settles none. A line with a number in it (a table row) or a list item is not one.
     """
     lines, pos = [], 0
@@ -153,21 +165,31 @@ def _split(text):
         pos += len(line) + 1
     labelled = [(a, b) for a, b in lines[:-1] if _is_label(text[a:b])]
     # a block that stops mid-sentence (a column or a page broke it) goes on in the next: one line, same offsets
-    text = "".join(text[a:n - 1] + (" " if not _LINE_END.search(text[a:b]) and (a, b) not in labelled else "\n")
-                   for (a, b), (n, _) in zip(lines, lines[1:])) + text[lines[-1][0]:]
+    text = (
+        "".join(
+            text[a : n - 1] + (" " if not _LINE_END.search(text[a:b]) and (a, b) not in labelled else "\n")
+            for (a, b), (n, _) in zip(lines, lines[1:])
+        )
+        + text[lines[-1][0] :]
+    )
     found = split_sentences(text)
     if not found:
         return (" ".join(text.split()),), frozenset(), frozenset()
     starts = [0] + [s.end for s in found[:-1]]
-    sentences = tuple(" ".join(text[a:s.end].split()) for a, s in zip(starts, found))
+    sentences = tuple(" ".join(text[a : s.end].split()) for a, s in zip(starts, found))
     labels = frozenset(s.index for s in found if any(a <= s.start and s.end == b for a, b in labelled))
-    return sentences, labels, frozenset(s.index for s, a in zip(found, starts) if "\n" in text[a:s.start])
+    return sentences, labels, frozenset(s.index for s, a in zip(found, starts) if "\n" in text[a : s.start])
 
 
 def _is_label(line):
     words = line.split()
-    return bool(words) and words[-1].lower() not in STOPWORDS and not _LINE_END.search(line) \
-        and not _ITEM.match(line) and not _NUMBER.search(_SECTION.sub("", line, count=1))
+    return (
+        bool(words)
+        and words[-1].lower() not in STOPWORDS
+        and not _LINE_END.search(line)
+        and not _ITEM.match(line)
+        and not _NUMBER.search(_SECTION.sub("", line, count=1))
+    )
 
 
 def _quote_span(sentences, best, found_at, coverage, skip=()):
@@ -179,8 +201,12 @@ def _quote_span(sentences, best, found_at, coverage, skip=()):
         options = []
         for lo2, hi2 in ((lo - 1, hi), (lo, hi + 1)):
             added = lo2 if lo2 < lo else hi2 - 1
-            if (0 <= lo2 and hi2 <= len(sentences) and added not in skip
-                    and len(" ".join(sentences[lo2:hi2]).split()) <= QUOTE_WORDS):
+            if (
+                0 <= lo2
+                and hi2 <= len(sentences)
+                and added not in skip
+                and len(" ".join(sentences[lo2:hi2]).split()) <= QUOTE_WORDS
+            ):
                 new_words, new_nums = found_at[sentences[added]]
                 options.append((coverage(new_words - words, new_nums - nums), lo2, hi2))
         if not options or max(options)[0] < QUOTE_GAIN:
@@ -205,8 +231,9 @@ def _evidence(hit, sentences, span, score, filenames):
     opens_line = _split(hit.text)[2]  # a title or a heading stays on a line of its own, for conflict.py's split
     passage = "".join(("\n" if i in opens_line else " ") * (i > lo) + sentences[i] for i in range(lo, hi))
     passage = passage if len(passage.split()) <= PASSAGE_WORDS else quote  # one sentence longer than a passage
-    return Evidence(hit.document_id, filenames.get(hit.document_id, ""), hit.page, quote, passage,
-                    min(1.0, max(0.0, score)))
+    return Evidence(
+        hit.document_id, filenames.get(hit.document_id, ""), hit.page, quote, passage, min(1.0, max(0.0, score))
+    )
 
 
 def aligned(claim, evidence, budget_words=ALIGNED_WORDS):

@@ -19,28 +19,45 @@ from sourcecheck.text import STOPWORDS, content_words, numbers
 
 NOT_FOUND = "Your PDFs do not say this; the closest passages are shown below."
 # FAVA's type for each kind of conflict conflict.py finds
-CONFLICT_TYPES = {"number": "entity", "year": "entity", "percent": "entity", "negation": "contradictory",
-                  "direction": "relation"}
+CONFLICT_TYPES = {
+    "number": "entity",
+    "year": "entity",
+    "percent": "entity",
+    "negation": "contradictory",
+    "direction": "relation",
+}
 # A clause that says what the sources state, unless it denies it ("the excerpts do not mention ...")
-_ATTRIBUTION = re.compile(r"\b(according to|as (?:stated|reported|described|given) (?:in|by)|per the)\b|"
-                          r"\b(excerpts?|sources?|passages?|papers?|text|documents?|study|studies|authors?)\b"
-                          r".{0,60}?\b(states?|stated|says?|said|reports?|reported|mentions?|mentioned|shows?|notes?|"
-                          r"indicates?|describes?|lists?|finds?|found|gives?|claims?|has|have|had|contains?|uses?|"
-                          r"is|are|was|were)\b", re.IGNORECASE)
+_ATTRIBUTION = re.compile(
+    r"\b(according to|as (?:stated|reported|described|given) (?:in|by)|per the)\b|"
+    r"\b(excerpts?|sources?|passages?|papers?|text|documents?|study|studies|authors?)\b"
+    r".{0,60}?\b(states?|stated|says?|said|reports?|reported|mentions?|mentioned|shows?|notes?|"
+    r"indicates?|describes?|lists?|finds?|found|gives?|claims?|has|have|had|contains?|uses?|"
+    r"is|are|was|were)\b",
+    re.IGNORECASE,
+)
 _DENIAL = re.compile(r"\b(not|no|never|nothing|neither)\b|n't", re.IGNORECASE)
 # A critique that says the sentence holds, under a verdict that says it does not ("both statements are essentially
 # correct"): the card would contradict itself
-_AFFIRMS = re.compile(r"\b(?:is|are|was|were|seems?|appears?)\s+(?:\w+\s+){0,2}?(?:correct|accurate|true|right|"
-                      r"supported|consistent with|in line with|confirmed)\b|\b(?:accurately|correctly)\s+(?:states?|"
-                      r"describes?|reflects?|reports?|summari[sz]es?|captures?)\b|"
-                      r"\b(?:matches|aligns with|agrees with)\b", re.IGNORECASE)
-_OBJECTS = re.compile(r"\b(?:wrong|incorrect|inaccurate|missing|differs?|different|instead|rather than|contradicts?|"
-                      r"misstates?|overstates?|understates?|error|mistaken|only|unsupported)\b", re.IGNORECASE)
+_AFFIRMS = re.compile(
+    r"\b(?:is|are|was|were|seems?|appears?)\s+(?:\w+\s+){0,2}?(?:correct|accurate|true|right|"
+    r"supported|consistent with|in line with|confirmed)\b|\b(?:accurately|correctly)\s+(?:states?|"
+    r"describes?|reflects?|reports?|summari[sz]es?|captures?)\b|"
+    r"\b(?:matches|aligns with|agrees with)\b",
+    re.IGNORECASE,
+)
+_OBJECTS = re.compile(
+    r"\b(?:wrong|incorrect|inaccurate|missing|differs?|different|instead|rather than|contradicts?|"
+    r"misstates?|overstates?|understates?|error|mistaken|only|unsupported)\b",
+    re.IGNORECASE,
+)
 # Words that make a sentence an opinion rather than a fact; one the sources do not use makes it FAVA's subjective
-_OPINION = re.compile(r"\b(?:best|worst|elegant\w*|superior|inferior|excellent|outstanding|remarkabl\w*|impressive\w*|"
-                      r"powerful|clearly|obviously|undoubtedly|arguably|ideal|perfect\w*|beautiful\w*|brilliant\w*|"
-                      r"state-of-the-art|gold standard|recommend\w*|by far|most (?:important|useful|elegant|popular|"
-                      r"intuitive|reliable|robust|convenient|natural|flexible))\b", re.IGNORECASE)
+_OPINION = re.compile(
+    r"\b(?:best|worst|elegant\w*|superior|inferior|excellent|outstanding|remarkabl\w*|impressive\w*|"
+    r"powerful|clearly|obviously|undoubtedly|arguably|ideal|perfect\w*|beautiful\w*|brilliant\w*|"
+    r"state-of-the-art|gold standard|recommend\w*|by far|most (?:important|useful|elegant|popular|"
+    r"intuitive|reliable|robust|convenient|natural|flexible))\b",
+    re.IGNORECASE,
+)
 # p_supported below which a sentence is flagged, per sensitivity, where the head or calibration in use names
 # none of its own (each is fitted on the product-shaped set: docs/quality.md)
 SENSITIVITY = {"relaxed": 0.3, "balanced": 0.5, "strict": 0.7}
@@ -78,15 +95,16 @@ class Score:
     stances: list  # one per evidence item, in the evidence's order: supports | refutes | related
     # contradicted: a value of the sentence its source states otherwise; supported: sources that disagree
     # (kind "disagreement"); conflict.py
-    conflict: Conflict = None
+    conflict: Conflict | None = None
     state: object = None  # the model's hidden state at its answer (numpy float32), when read
 
 
 class Judge:
     """Prompting and parsing for every backend; the model only moves tokens."""
 
-    def __init__(self, model, threshold=None, calibration=None, head=None, states=False, sensitivity="balanced",
-                 reading=True):
+    def __init__(
+        self, model, threshold=None, calibration=None, head=None, states=False, sensitivity="balanced", reading=True
+    ):
         """head: a verifier head over the model's hidden state (calibration.load_head()), used when it was
         fitted on this very model and the backend reads states; else the calibrated P(Yes).
         threshold: p_supported below which a sentence is flagged; default: the sensitivity's, as fitted with
@@ -115,8 +133,10 @@ class Judge:
         (a claim, a sentence, the text to revise) only of control tokens, so it comes back as it was written.
         system: the system prompt's name (default: ours; a profile may name its own)."""
         fenced = {k: fence(v, labels=k in ("sources", "critiques")) for k, v in fields.items()}
-        return [{"role": "system", "content": prompt(system).template.strip()},
-                {"role": "user", "content": prompt(name).substitute(**fenced).strip()}]
+        return [
+            {"role": "system", "content": prompt(system).template.strip()},
+            {"role": "user", "content": prompt(name).substitute(**fenced).strip()},
+        ]
 
     def p_yes(self, claim, evidence, shown=None):
         """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
@@ -144,8 +164,10 @@ class Judge:
     def decompose(self, sentence):
         """Atomic claims of a long sentence (FacTool's claim extraction); the sentence itself if that fails."""
         msgs = self.messages("decompose", sentence=sentence)
-        lines = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip() for line in
-                 self.model.complete(msgs, max_tokens=160).splitlines()]
+        lines = [
+            re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip()
+            for line in self.model.complete(msgs, max_tokens=160).splitlines()
+        ]
         claims = [line for line in lines if len(line.split()) >= 3][:4]
         return claims or [sentence]
 
@@ -159,8 +181,12 @@ class Judge:
         also: (document id, text) of the claim's candidate passages, where a value may be stated that a shown
         passage seems to contradict (conflict.find_conflicts).
         """
-        key = (claim, tuple(e.passage for e in evidence), None if shown is None else tuple(e.passage for e in shown),
-               decompose)
+        key = (
+            claim,
+            tuple(e.passage for e in evidence),
+            None if shown is None else tuple(e.passage for e in shown),
+            decompose,
+        )
         found = self._recall(key)
         if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
@@ -197,13 +223,20 @@ class Judge:
     def read_conflict(self, claim, evidence, shown, p, threshold):
         """A conflict found by swapping the sentence's values for its sources' and reading again (reading.py),
         or None; cached like the scores, since a re-check would read the same swaps."""
-        key = ("reading", claim, tuple(e.passage for e in evidence),
-               None if shown is None else tuple(e.passage for e in shown), threshold)
+        key = (
+            "reading",
+            claim,
+            tuple(e.passage for e in evidence),
+            None if shown is None else tuple(e.passage for e in shown),
+            threshold,
+        )
         found = self._recall(key)
         if found is None:
+
             def verify(text):
                 p_raw, state = self.p_yes(text, evidence, shown)
                 return self.calibrate(p_raw, signal_features(text, evidence, p_raw), state)
+
             found = find_by_reading(claim, evidence, p, verify, threshold) or (None, None)
             self._remember(key, found)
         return found[0]
@@ -224,9 +257,11 @@ class Judge:
             return dict(cached)
         if score.conflict:
             source = evidence[score.conflict.evidence]
-            found = {"error_type": CONFLICT_TYPES[score.conflict.kind],
-                     "critique": describe(score.conflict, source.filename, source.page),
-                     "revised": corrected(claim, score.conflict)}
+            found = {
+                "error_type": CONFLICT_TYPES[score.conflict.kind],
+                "critique": describe(score.conflict, source.filename, source.page),
+                "revised": corrected(claim, score.conflict),
+            }
         else:
             found = self.critique(claim, evidence, shown, score.label)
             if not critique_is_sound(found["critique"], claim, evidence):
@@ -270,7 +305,7 @@ class Judge:
         """The whole text rewritten from the collected critiques (Factored Verification's revision step)."""
         if not critiques:
             return text
-        listed = "\n".join(f"- \"{s}\": {c}" for s, c in critiques)
+        listed = "\n".join(f'- "{s}": {c}' for s, c in critiques)
         msgs = self.messages("revise", text=text, critiques=listed)
         return self.model.complete(msgs, max_tokens=max(200, len(text) // 3)).strip() or text
 
@@ -285,8 +320,9 @@ def fence(text, labels=True):
 
 
 _CONTROL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?s>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
-_FIELD = re.compile(r"\b(source excerpts|claim|critique|error type|revised|sentence|text|critiques|answer)\s*:",
-                    re.IGNORECASE)
+_FIELD = re.compile(
+    r"\b(source excerpts|claim|critique|error type|revised|sentence|text|critiques|answer)\s*:", re.IGNORECASE
+)
 
 
 def signal_features(claim, evidence, p_raw):
@@ -330,14 +366,19 @@ def critique_is_sound(critique, claim, evidence):
     own_words = set(content_words(claim)) - found_words
     clauses = re.split(r"(?<=[.;])\s+|,?\s+(?:but|while|whereas|however)\s+", critique)
     if any(_AFFIRMS.search(c) and not _DENIAL.search(c) for c in clauses) and not any(
-            _DENIAL.search(c) or _OBJECTS.search(c) for c in clauses):
+        _DENIAL.search(c) or _OBJECTS.search(c) for c in clauses
+    ):
         return False  # it only says the flagged sentence holds: the card would contradict its verdict
     for clause in clauses:
         if not _ATTRIBUTION.search(clause) or _DENIAL.search(clause):
             continue
-        if (numbers(clause) & own or numbers(clause) - found_numbers
-                or {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", clause)} & own_names
-                or _OPINION.search(clause) and set(content_words(clause)) & own_words):
+        if (
+            numbers(clause) & own
+            or numbers(clause) - found_numbers
+            or {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", clause)} & own_names
+            or _OPINION.search(clause)
+            and set(content_words(clause)) & own_words
+        ):
             return False
     return True
 
@@ -351,9 +392,11 @@ def opinion(claim, evidence):
 
 def name_excerpts(critique, block):
     """The prompt numbers its excerpts; the card has no numbers: "[3]" becomes "paper.pdf, page 2"."""
+
     def name(m):
         k = int(m.group(1))
         return f"{block[k - 1].filename}, page {block[k - 1].page}" if 1 <= k <= len(block) else "an excerpt"
+
     return re.sub(r"\[(\d{1,2})\]", name, critique)
 
 
@@ -374,22 +417,29 @@ def parse_critique(reply, claim, types=ERROR_TYPES):
     fields = {}
     for m, nxt in zip(labels, labels[1:] + [None]):
         key = m.group(1).lower().replace("_", " ").replace(" claim", "")
-        value = reply[m.end():nxt.start() if nxt else len(reply)]
+        value = reply[m.end() : nxt.start() if nxt else len(reply)]
         fields.setdefault(key, value.strip().strip("*\"' \t.").strip())
     # The label was decided by the scores; the type is one that fits it.
     default = "unverifiable" if "unverifiable" in types else "contradictory"
     error_type = next((t for t in ERROR_TYPES if t in types and t in fields.get("error type", "").lower()), default)
     revised = fields.get("revised", "")
     # A small model sometimes answers about the claim instead of rewriting it: that is no revision.
-    if (not revised or revised.lower().startswith("none") or revised.strip() == claim.strip().rstrip(".")
-            or re.search(r"\b(claim|excerpts?)\b", revised, re.IGNORECASE)):
+    if (
+        not revised
+        or revised.lower().startswith("none")
+        or revised.strip() == claim.strip().rstrip(".")
+        or re.search(r"\b(claim|excerpts?)\b", revised, re.IGNORECASE)
+    ):
         revised = None
     elif not revised.endswith((".", "!", "?")):
         revised += "."
     critique = fields.get("critique") or reply.strip().split("\n")[0][:400].strip("*: ")
     critique = critique or "The sources do not support this."
-    return {"error_type": error_type, "critique": critique if critique.endswith(".") else critique + ".",
-            "revised": revised}
+    return {
+        "error_type": error_type,
+        "critique": critique if critique.endswith(".") else critique + ".",
+        "revised": revised,
+    }
 
 
 _LABEL = re.compile(r"(?:^|(?<=[\s*.]))\**(critique|error[ _]type|revised(?: claim)?)\**\s*:\**", re.IGNORECASE)

@@ -12,10 +12,11 @@ from sourcecheck.errors import out_of_memory
 
 # Ligatures expanded ("ﬁ" -> "fi"), text outside the page or clipped away dropped.
 FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
-BAND = 0.07          # the top and bottom 7 % of a page hold running headers, footers and page numbers
-GUTTER = 0.05        # a block that crosses the middle by more than this share of the width spans the columns
-_REFERENCES = re.compile(r"^\s*(?:\d+\.?\s*|[IVX]+\.\s*)?(references|bibliography|works cited|literature cited)\s*$",
-                         re.IGNORECASE)
+BAND = 0.07  # the top and bottom 7 % of a page hold running headers, footers and page numbers
+GUTTER = 0.05  # a block that crosses the middle by more than this share of the width spans the columns
+_REFERENCES = re.compile(
+    r"^\s*(?:\d+\.?\s*|[IVX]+\.\s*)?(references|bibliography|works cited|literature cited)\s*$", re.IGNORECASE
+)
 # A reference entry names a year, "et al.", a DOI, an arXiv id, pages or a volume; the first block after the heading
 # that names none of these (a body paragraph, an appendix, a page of contents' next line) ends the list.
 _REFERENCE_ENTRY = re.compile(r"\b(?:19|20)\d\d[a-z]?\b|\bet al\.|\bdoi\b|arxiv|\bpp?\.\s*\d|\bvol\.", re.IGNORECASE)
@@ -26,16 +27,18 @@ _HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])")  # "photo-\ngraphs": one word br
 # Extraction debris of mathematics, which the judge cannot read and the viewer cannot find on the page: glyphs of
 # TeX's fonts in Unicode's private use areas (bracket pieces, symbols without a code point), LaTeXML's alternative
 # text of formulas ("start_POSTSUBSCRIPT italic_e italic_d end_POSTSUBSCRIPT"), and a contents page's dot leaders.
-_DEBRIS = re.compile(r"[\ue000-\uf8ff\U000f0000-\U0010ffff]+|\b\w*(?:start|end)_[A-Z][A-Z_]+\b|"
-                     r"\b(?:italic|bold|caligraphic|blackboard|fraktur|typewriter|sans-serif)_\w\b|"
-                     r"(?:\s?\.){4,}")
+_DEBRIS = re.compile(
+    r"[\ue000-\uf8ff\U000f0000-\U0010ffff]+|\b\w*(?:start|end)_[A-Z][A-Z_]+\b|"
+    r"\b(?:italic|bold|caligraphic|blackboard|fraktur|typewriter|sans-serif)_\w\b|"
+    r"(?:\s?\.){4,}"
+)
 OCR_DPI, OCR_LANGUAGE = 300, "eng"
 # Hidden text (a prompt injection or an SEO trick a reader never sees) is no evidence: text drawn invisible (render
 # mode 3) or all but transparent, white text on white paper, and text too small to read.
-FAINT = 13      # alpha (0-255): below this (5 % opacity) text draws nothing
-WHITE = 240     # a colour whose red, green and blue are all at least this (0-255) is white on paper
-TINY = 1.0      # pt: text whose size and glyph box are both under this is microscopic
-INKED = 0.1     # white text shows where at least this share of the page under it is coloured
+FAINT = 13  # alpha (0-255): below this (5 % opacity) text draws nothing
+WHITE = 240  # a colour whose red, green and blue are all at least this (0-255) is white on paper
+TINY = 1.0  # pt: text whose size and glyph box are both under this is microscopic
+INKED = 0.1  # white text shows where at least this share of the page under it is coloured
 DRAWN_PIXELS = 16_000_000  # the most pixels drawn to see what is under white text (an A0 poster at 72 dpi: 8 M)
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.IGNORECASE)
 
@@ -94,16 +97,26 @@ def _blocks(page):
     ocr = _is_scan(page, raw)
     if ocr:
         try:
-            textpage = page.get_textpage_ocr(flags=FLAGS, language=OCR_LANGUAGE, dpi=OCR_DPI, full=True,
-                                             tessdata=tessdata())
+            textpage = page.get_textpage_ocr(
+                flags=FLAGS, language=OCR_LANGUAGE, dpi=OCR_DPI, full=True, tessdata=tessdata()
+            )
             raw = [b for b in page.get_text("blocks", textpage=textpage) if b[6] == 0 and b[4].strip()]
         except RuntimeError as e:  # Tesseract without its English data, or broken: the page keeps what it had
             if out_of_memory(e):
                 raise  # the reader's memory limit (parser.py): not an OCR problem
             ocr = False
     # (MuPDF joins hyphenated words in its "text" output but not in "blocks": done here, as it does it)
-    blocks = [{"x0": b[0], "y0": b[1], "x1": b[2], "y1": b[3], "text": _clean(b[4]),
-               "band": not page.rotation and (b[3] <= height * BAND or b[1] >= height * (1 - BAND))} for b in raw]
+    blocks = [
+        {
+            "x0": b[0],
+            "y0": b[1],
+            "x1": b[2],
+            "y1": b[3],
+            "text": _clean(b[4]),
+            "band": not page.rotation and (b[3] <= height * BAND or b[1] >= height * (1 - BAND)),
+        }
+        for b in raw
+    ]
     if page.rotation:  # the blocks come in unrotated coordinates: keep the reader's own order, no bands
         return blocks, ocr
     return _reading_order(blocks, width), ocr
@@ -169,8 +182,7 @@ def hidden_spans(page, blocks):
 def _trace_alpha(page, spans):
     """Each span's alpha from the page's text trace (older PyMuPDF): 0 when the trace draws it invisible (render
     mode 3) or transparent, else 255."""
-    drawn = [pymupdf.Rect(t["bbox"]) for t in page.get_texttrace()
-             if t["type"] != 3 and t["opacity"] * 255 >= FAINT]
+    drawn = [pymupdf.Rect(t["bbox"]) for t in page.get_texttrace() if t["type"] != 3 and t["opacity"] * 255 >= FAINT]
     for s in spans:
         s["alpha"] = 255 if any(_centre(s) in r for r in drawn) else 0
 
@@ -193,7 +205,7 @@ def _inked(pixmap, samples, rect):
         return False
     n, stride = pixmap.n, pixmap.stride
     start, end = (box.x0 - pixmap.x) * n, (box.x1 - pixmap.x) * n
-    rows = [samples[y * stride + start:y * stride + end] for y in range(box.y0 - pixmap.y, box.y1 - pixmap.y)]
+    rows = [samples[y * stride + start : y * stride + end] for y in range(box.y0 - pixmap.y, box.y1 - pixmap.y)]
     total = sum(len(r) for r in rows)
     return sum(len(r.translate(None, _LIGHT)) for r in rows) >= INKED * total
 
@@ -216,6 +228,7 @@ def _is_scan(page, raw):
 def _reading_order(blocks, width):
     """Full-width blocks split the page into bands; within a band that has two columns, the left column, then
     the right one."""
+
     def side(b):  # a centred title or a wide paragraph crosses the middle; a column's blocks stay on one side
         if b["x1"] <= width * (0.5 + GUTTER):
             return "left"

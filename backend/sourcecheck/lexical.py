@@ -22,7 +22,8 @@ CREATE TRIGGER IF NOT EXISTS chunk_added AFTER INSERT ON chunk BEGIN
   INSERT INTO chunk_words(rowid, words, document_id) VALUES (new.rowid, new.words, new.document_id);
 END;
 CREATE TRIGGER IF NOT EXISTS chunk_removed AFTER DELETE ON chunk BEGIN
-  INSERT INTO chunk_words(chunk_words, rowid, words, document_id) VALUES ('delete', old.rowid, old.words, old.document_id);
+  INSERT INTO chunk_words(chunk_words, rowid, words, document_id)
+    VALUES ('delete', old.rowid, old.words, old.document_id);
 END;
 """
 
@@ -35,8 +36,7 @@ class LexicalIndex:
     """
 
     def __init__(self, path=None):
-        self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False,
-                                   isolation_level=None)
+        self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False, isolation_level=None)
         self._db.executescript(SCHEMA)
         self._counts = None  # counts(), kept until the next change (a GROUP BY over 100k chunks takes 20 ms)
 
@@ -59,7 +59,9 @@ class LexicalIndex:
     def counts(self):
         """{document id: chunks indexed}."""
         if self._counts is None:
-            self._counts = Counter(dict(self._db.execute("SELECT document_id, count(*) FROM chunk GROUP BY document_id")))
+            self._counts = Counter(
+                dict(self._db.execute("SELECT document_id, count(*) FROM chunk GROUP BY document_id"))
+            )
         return Counter(self._counts)
 
     def top(self, query, n, document_ids=None):
@@ -78,7 +80,9 @@ class LexicalIndex:
         rows = self._db.execute(
             "SELECT c.chunk_id, t.score FROM (SELECT rowid, rank AS score FROM chunk_words"
             f" WHERE chunk_words MATCH ?{where} ORDER BY rank LIMIT ?) t JOIN chunk c ON c.rowid = t.rowid"
-            " ORDER BY t.score, t.rowid", [*args, n]).fetchall()
+            " ORDER BY t.score, t.rowid",
+            [*args, n],
+        ).fetchall()
         return [(cid, -score) for cid, score in rows]  # FTS5's bm25() is negative: lower is better
 
     def close(self):

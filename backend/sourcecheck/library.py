@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sourcecheck.chunking import chunk_page
 from sourcecheck import store
+from sourcecheck.chunking import chunk_page
 from sourcecheck.errors import IndexUnreachable, LibraryFull, NotFound, PDFError, SourcecheckError
 from sourcecheck.lexical import LexicalIndex
 from sourcecheck.pdf import open_pdf, parse_pdf
@@ -58,8 +58,17 @@ class Library:
     records live on a Chroma server that several backends share; each keeps its PDFs and lexical index in path.
     """
 
-    def __init__(self, path, embedding_function, chunk_words=120, max_pages=None, parse=parse_pdf, check=None,
-                 max_mb=None, chroma_url=None):
+    def __init__(
+        self,
+        path,
+        embedding_function,
+        chunk_words=120,
+        max_pages=None,
+        parse=parse_pdf,
+        check=None,
+        max_mb=None,
+        chroma_url=None,
+    ):
         """parse: PDF bytes → ParsedPDF; check(data, max_pages): raise PDFError for an unusable PDF. The server's
         run in child processes with limits (parser.py); by default both run here."""
         self.embedding_function = embedding_function
@@ -82,13 +91,19 @@ class Library:
         if self.path:
             self._make_folder()
         self._client = store.client(self.path, chroma_url)
-        name = ("chunks_" + embedding_function.name().replace("sourcecheck-", "") if self.path else
-                f"chunks_{uuid.uuid4().hex[:8]}")  # an in-memory client outlives the library: a name of its own
+        name = (
+            "chunks_" + embedding_function.name().replace("sourcecheck-", "")
+            if self.path
+            else f"chunks_{uuid.uuid4().hex[:8]}"
+        )  # an in-memory client outlives the library: a name of its own
         if chroma_url:
             self._records = store.collection(self._client, name.replace("chunks_", "documents_"), None, chroma_url)
         self._docs = self._load_records() if self.path or chroma_url else {}
-        self._lexical = LexicalIndex(self.path / (f"lexical-{store.slug(chroma_url)}.sqlite" if chroma_url else
-                                                  "lexical.sqlite") if self.path else None)
+        self._lexical = LexicalIndex(
+            self.path / (f"lexical-{store.slug(chroma_url)}.sqlite" if chroma_url else "lexical.sqlite")
+            if self.path
+            else None
+        )
         if self.path and not chroma_url:
             store.finish_rebuild(self._client, name)  # a rebuild (_compact) that a crash interrupted
         self._collection = store.collection(self._client, name, embedding_function, chroma_url)
@@ -116,9 +131,11 @@ class Library:
         with self._lock:
             stored = self._stored_bytes() if self.max_mb else 0
             if self.max_mb and stored + len(data) > self.max_mb * 2**20:
-                raise LibraryFull(f"The library holds {stored / 2**20:,.0f} MB of PDFs; this one would "
-                                  f"pass the limit of {self.max_mb:,} MB (the MAX_LIBRARY_MB setting). Delete some "
-                                  "PDFs or raise the limit.")
+                raise LibraryFull(
+                    f"The library holds {stored / 2**20:,.0f} MB of PDFs; this one would "
+                    f"pass the limit of {self.max_mb:,} MB (the MAX_LIBRARY_MB setting). Delete some "
+                    "PDFs or raise the limit."
+                )
             if self.path:
                 self._file(doc_id).write_bytes(data)
             else:
@@ -142,8 +159,13 @@ class Library:
             if self._stopping.is_set():
                 return self.get(doc_id)  # the reader was stopped with the server, not by this PDF: resumed later
             self._remove_chunks(doc_id)
-            self._update(doc_id, status="failed", error=e.to_dict() if isinstance(e, SourcecheckError) else
-                         {"code": "ingest_failed", "message": f"Indexing failed: {e}"})
+            self._update(
+                doc_id,
+                status="failed",
+                error=e.to_dict()
+                if isinstance(e, SourcecheckError)
+                else {"code": "ingest_failed", "message": f"Indexing failed: {e}"},
+            )
         return self.get(doc_id)
 
     def ingest_many(self, doc_ids):
@@ -175,8 +197,9 @@ class Library:
         with self._lock:
             if doc_id in self._docs:
                 return dict(self._docs[doc_id])
-            self._docs[doc_id] = _record(doc_id, filename or f"{title}.txt", None, status="parsing", title=title,
-                                         pages=len(pages))
+            self._docs[doc_id] = _record(
+                doc_id, filename or f"{title}.txt", None, status="parsing", title=title, pages=len(pages)
+            )
         self._index_pages(doc_id, pages)
         return self.get(doc_id)
 
@@ -184,15 +207,20 @@ class Library:
         chunks = []
         for page_no, page_text in enumerate(pages, start=1):
             for i, (start, end, text) in enumerate(chunk_page(page_text, self.chunk_words)):
-                chunks.append((f"{doc_id}:{page_no}:{i}", text, {"document_id": doc_id, "page": page_no,
-                                                                  "start": start, "end": end}))
+                chunks.append(
+                    (
+                        f"{doc_id}:{page_no}:{i}",
+                        text,
+                        {"document_id": doc_id, "page": page_no, "start": start, "end": end},
+                    )
+                )
         if not chunks:
             raise PDFError("The document has no text to index.", code="pdf_no_text")
         self._remove_chunks(doc_id)  # a resumed ingest: chunks of the run before (perhaps chunked otherwise) go
         self._update(doc_id, status="embedding", progress=0.1)
         size = min(EMBED_GROUP, max(MIN_GROUP, -(-len(chunks) // PROGRESS_STEPS)))
         for b in range(0, len(chunks), size):
-            group = chunks[b:b + size]
+            group = chunks[b : b + size]
             ids, texts, metas = [c[0] for c in group], [c[1] for c in group], [c[2] for c in group]
             vectors = self.embedding_function(texts)  # outside the lock: searches go on meanwhile
             with self._lock:
@@ -242,8 +270,13 @@ class Library:
     def pending(self):
         """Documents whose ingestion was interrupted (by a restart): to be queued again. With a shared library,
         only those whose PDF is here (the others are another backend's to finish)."""
-        return [d["id"] for d in self.list() if d["status"] in ("queued", "parsing", "embedding") and d["sha256"]
-                and (self.path is None or self._file(d["id"]).exists())]
+        return [
+            d["id"]
+            for d in self.list()
+            if d["status"] in ("queued", "parsing", "embedding")
+            and d["sha256"]
+            and (self.path is None or self._file(d["id"]).exists())
+        ]
 
     def file_bytes(self, doc_id):
         if self.path is None:
@@ -254,9 +287,11 @@ class Library:
     def file_path(self, doc_id):
         doc = self.get(doc_id)
         if self.path and not self._file(doc_id).exists():
-            raise NotFound(f"{doc['filename']} was added to the shared library by another sourcecheck; its PDF is "
-                           "not on this computer. Its passages are still searched; add the PDF here to open it.",
-                           code="document_file_elsewhere")
+            raise NotFound(
+                f"{doc['filename']} was added to the shared library by another sourcecheck; its PDF is "
+                "not on this computer. Its passages are still searched; add the PDF here to open it.",
+                code="document_file_elsewhere",
+            )
         return self._file(doc_id)
 
     def chunk_texts(self):
@@ -319,18 +354,31 @@ class Library:
         # (57 vs 52 ms at 100k chunks).
         vectors = self.embedding_function(list(queries))
         with self._lock:  # one SQLite connection, shared with ingestion; the collection, which _compact replaces
-            dense = self._collection.query(query_embeddings=vectors, n_results=min(candidates, total), where=where,
-                                           include=["documents", "metadatas", "distances"])
+            dense = self._collection.query(
+                query_embeddings=vectors,
+                n_results=min(candidates, total),
+                where=where,
+                include=["documents", "metadatas", "distances"],
+            )
             lexical = [self._lexical.top(q, candidates, sorted(allowed) if where else None) for q in queries]
         results = []
         for qi in range(len(queries)):
             hits = {}
-            for rank, (cid, text, meta, dist) in enumerate(zip(dense["ids"][qi], dense["documents"][qi],
-                                                                dense["metadatas"][qi], dense["distances"][qi])):
+            for rank, (cid, text, meta, dist) in enumerate(
+                zip(dense["ids"][qi], dense["documents"][qi], dense["metadatas"][qi], dense["distances"][qi])
+            ):
                 if meta is None or text is None:  # deleted between Chroma's vector search and its read
                     continue
-                hits[cid] = Hit(cid, meta["document_id"], meta["page"], meta["start"], meta["end"], text,
-                                similarity=1.0 - dist, fused=1.0 / (RRF_K + rank))
+                hits[cid] = Hit(
+                    cid,
+                    meta["document_id"],
+                    meta["page"],
+                    meta["start"],
+                    meta["end"],
+                    text,
+                    similarity=1.0 - dist,
+                    fused=1.0 / (RRF_K + rank),
+                )
             for rank, (cid, lex) in enumerate(lexical[qi]):
                 hit = hits.get(cid)
                 if hit is None:  # found by its words alone: its text and place are read below
@@ -360,12 +408,12 @@ class Library:
             self._count = self._collection.count()
         return self._count
 
-
     def dense_search(self, vector, candidates=20):
         """Chroma's dense search alone for one query vector (what hybrid search adds to: the bench's baseline)."""
         with self._lock:
-            return self._collection.query(query_embeddings=[vector], n_results=candidates,
-                                          include=["documents", "metadatas", "distances"])
+            return self._collection.query(
+                query_embeddings=[vector], n_results=candidates, include=["documents", "metadatas", "distances"]
+            )
 
     def _fill_lexical_only(self, vectors, results):
         """Text, place and cosine similarity of the hits that dense search did not return, in one read; a chunk gone
@@ -375,14 +423,21 @@ class Library:
             return
         with self._lock:
             got = self._collection.get(ids=sorted(missing), include=["documents", "metadatas", "embeddings"])
-        found = {cid: (text, meta, vec) for cid, text, meta, vec in
-                 zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"])}
+        found = {
+            cid: (text, meta, vec)
+            for cid, text, meta, vec in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"])
+        }
         for qi, hits in enumerate(results):
             for h in hits:
                 if h.chunk_id in found and math.isnan(h.similarity) and found[h.chunk_id][1] is not None:
                     text, meta, vec = found[h.chunk_id]
-                    h.document_id, h.page, h.start, h.end, h.text = (meta["document_id"], meta["page"], meta["start"],
-                                                                     meta["end"], text)
+                    h.document_id, h.page, h.start, h.end, h.text = (
+                        meta["document_id"],
+                        meta["page"],
+                        meta["start"],
+                        meta["end"],
+                        text,
+                    )
                     h.similarity = float(np.dot(vectors[qi], vec))
             hits[:] = [h for h in hits if not math.isnan(h.similarity)]
 
@@ -406,14 +461,18 @@ class Library:
                 self._lexical.remove_document(doc_id)
             for doc in self._docs.values():
                 doc_id = doc["id"]
-                if doc["status"] != "ready" or indexed.get(doc_id, 0) == doc["chunks"] or \
-                        self._reread.get(doc_id) == doc["chunks"]:
+                if (
+                    doc["status"] != "ready"
+                    or indexed.get(doc_id, 0) == doc["chunks"]
+                    or self._reread.get(doc_id) == doc["chunks"]
+                ):
                     continue  # in step; or read again already and Chroma holds another number than the record
                 self._lexical.remove_document(doc_id)
                 offset = 0
                 while True:  # all the document's chunks in Chroma, however many its record says
-                    got = self._collection.get(where={"document_id": doc_id}, include=["documents"],
-                                               limit=READ_PAGE, offset=offset)
+                    got = self._collection.get(
+                        where={"document_id": doc_id}, include=["documents"], limit=READ_PAGE, offset=offset
+                    )
                     if not got["ids"]:
                         break
                     self._lexical.add(got["ids"], got["documents"], [doc_id] * len(got["ids"]))
@@ -530,7 +589,18 @@ class Library:
 
 def _record(doc_id, filename, sha256, status="queued", **fields):
     """A new document's record, as GET /documents lists it."""
-    return {"id": doc_id, "filename": filename, "title": "", "authors": [], "year": None, "sha256": sha256, "pages": 0,
-            "chunks": 0, "status": status, "progress": 0.0, "error": None,
-            "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), **fields}
-
+    return {
+        "id": doc_id,
+        "filename": filename,
+        "title": "",
+        "authors": [],
+        "year": None,
+        "sha256": sha256,
+        "pages": 0,
+        "chunks": 0,
+        "status": status,
+        "progress": 0.0,
+        "error": None,
+        "added_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **fields,
+    }

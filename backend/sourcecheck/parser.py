@@ -33,8 +33,11 @@ class IsolatedParser:
         while True:
             if not conn.poll(self.timeout):
                 self.close()
-                raise PDFError(f"Reading a page of the PDF took longer than {self.timeout:g} s (the PARSE_TIMEOUT_S "
-                               "setting); it may be damaged or built to hang readers.", code="pdf_timeout")
+                raise PDFError(
+                    f"Reading a page of the PDF took longer than {self.timeout:g} s (the PARSE_TIMEOUT_S "
+                    "setting); it may be damaged or built to hang readers.",
+                    code="pdf_timeout",
+                )
             try:
                 kind, payload = conn.recv()
             except (EOFError, OSError):
@@ -46,7 +49,7 @@ class IsolatedParser:
 
     def _ask(self, message, on_page=None):
         with self._lock:
-            for attempt in (1, 2):  # a child that left since the last file (idle, see serve) is replaced once
+            for _attempt in (1, 2):  # a child that left since the last file (idle, see serve) is replaced once
                 conn, process = self._child()
                 try:
                     conn.send(message)
@@ -81,16 +84,17 @@ class IsolatedParser:
             self.close()
             ctx = multiprocessing.get_context("spawn")  # fork is unsafe in a threaded server
             self._conn, child = ctx.Pipe()
-            self._process = ctx.Process(target=serve, args=(child, self.memory_mb), name="sourcecheck-pdf",
-                                        daemon=True)
+            self._process = ctx.Process(target=serve, args=(child, self.memory_mb), name="sourcecheck-pdf", daemon=True)
             self._process.start()
             child.close()
         return self._conn, self._process
 
 
 IDLE_EXIT_S = 30.0
-_TOO_BIG = ("Reading the PDF needs more than {} MB of memory (the PARSE_MEMORY_MB setting); it may be damaged or "
-            "built to exhaust readers.")
+_TOO_BIG = (
+    "Reading the PDF needs more than {} MB of memory (the PARSE_MEMORY_MB setting); it may be damaged or "
+    "built to exhaust readers."
+)
 
 
 def serve(conn, memory_mb):
@@ -123,6 +127,14 @@ def serve(conn, memory_mb):
             conn.send(("error", {"code": "pdf_too_complex", "message": _TOO_BIG.format(memory_mb)}))
         except Exception as e:  # noqa: BLE001 - anything the PDF library raises is this PDF's fault
             big = out_of_memory(e)
-            conn.send(("error", {"code": "pdf_too_complex" if big else "pdf_corrupt",
-                                 "message": _TOO_BIG.format(memory_mb) if big else
-                                 f"The PDF is damaged and cannot be read ({str(e)[:200]})."}))
+            conn.send(
+                (
+                    "error",
+                    {
+                        "code": "pdf_too_complex" if big else "pdf_corrupt",
+                        "message": _TOO_BIG.format(memory_mb)
+                        if big
+                        else f"The PDF is damaged and cannot be read ({str(e)[:200]}).",
+                    },
+                )
+            )

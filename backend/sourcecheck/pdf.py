@@ -13,8 +13,11 @@ _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
 _NAME = re.compile(r"[A-Z][\w'’.-]+(?:\s+(?:[A-Z]\.|[A-Z][\w'’-]+|van|von|de|der|da|del|di|le|la)){1,3}")
 # arXiv's own stamp in the margin ("arXiv:2310.10627v1 [cs.CL] 16 Oct 2023"), not an arXiv id cited in the text
 _ARXIV = re.compile(r"arXiv:(\d\d)(?:0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?\s*\[[\w.-]+\]")
-_DATED = re.compile(r"(?:©\s*|\(c\)\s*(?=\d{4})|\b(?:copyright|published|accepted|received|proceedings|conference|"
-                    r"journal|volume|vol\.)\b[^\n]{0,80}?)\b(19[5-9]\d|20[0-4]\d)\b", re.IGNORECASE)
+_DATED = re.compile(
+    r"(?:©\s*|\(c\)\s*(?=\d{4})|\b(?:copyright|published|accepted|received|proceedings|conference|"
+    r"journal|volume|vol\.)\b[^\n]{0,80}?)\b(19[5-9]\d|20[0-4]\d)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -35,7 +38,9 @@ def open_pdf(data, max_pages=None):
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception:
-        raise PDFError("The PDF is damaged and cannot be read; re-export or re-download it.", code="pdf_corrupt") from None
+        raise PDFError(
+            "The PDF is damaged and cannot be read; re-export or re-download it.", code="pdf_corrupt"
+        ) from None
     if doc.needs_pass:
         doc.close()
         raise PDFError("The PDF is password-protected; remove the password and upload it again.", code="pdf_encrypted")
@@ -45,8 +50,12 @@ def open_pdf(data, max_pages=None):
     if max_pages and doc.page_count > max_pages:
         pages = doc.page_count
         doc.close()
-        raise PDFError(f"The PDF has {pages:,} pages; the limit is {max_pages:,} (the MAX_PAGES setting). Split it, "
-                       "or raise the limit.", code="pdf_too_long", status=413)
+        raise PDFError(
+            f"The PDF has {pages:,} pages; the limit is {max_pages:,} (the MAX_PAGES setting). Split it, "
+            "or raise the limit.",
+            code="pdf_too_long",
+            status=413,
+        )
     return doc
 
 
@@ -62,10 +71,12 @@ def parse_pdf(data, on_page=None):
             raise PDFError("A page of the PDF is damaged and cannot be read.", code="pdf_corrupt") from None
         if not any(p.strip() for p in pages):
             if tessdata() is None:
-                raise PDFError("The PDF has no extractable text (probably a scan), and Tesseract, which reads scans, "
-                               "is not installed: install it (apt install tesseract-ocr, brew install tesseract) and "
-                               "upload the PDF again, or run `ocrmypdf in.pdf out.pdf` and upload the result.",
-                               code="pdf_no_text")
+                raise PDFError(
+                    "The PDF has no extractable text (probably a scan), and Tesseract, which reads scans, "
+                    "is not installed: install it (apt install tesseract-ocr, brew install tesseract) and "
+                    "upload the PDF again, or run `ocrmypdf in.pdf out.pdf` and upload the result.",
+                    code="pdf_no_text",
+                )
             raise PDFError("The PDF has no text that could be read, not even by OCR.", code="pdf_no_text")
         first = "\n".join(b[4] for b in visible_blocks(doc[0], pymupdf.TEXTFLAGS_TEXT) if b[6] == 0)
         title, authors, year = _metadata(doc, first or pages[0])  # with its header: "Journal of X (2023)"
@@ -83,7 +94,7 @@ def _metadata(doc, first_page_text):
     largest = " ".join(text for text, _ in lines[start:end])  # a title set over two lines is one title
     title = (meta.get("title") or "").strip() or largest
     author = (meta.get("author") or "").strip()
-    authors = _names(author) or _names_under(lines[end:end + 3])
+    authors = _names(author) or _names_under(lines[end : end + 3])
     return title[:300], authors, _year(first_page_text, meta.get("creationDate") or "")
 
 

@@ -57,8 +57,10 @@ def _candidates(claim, evidence):
     claim_numbers = find_numbers(claim)
     stated = find_numbers(passages)
     # per aligned quote, once: its numbers that state none of the claim's values
-    rivals = {i: [s for s in find_numbers(evidence[i].quote) if not any(same_value(x, s) for x in claim_numbers)]
-              for i in aligned}
+    rivals = {
+        i: [s for s in find_numbers(evidence[i].quote) if not any(same_value(x, s) for x in claim_numbers)]
+        for i in aligned
+    }
     for c in claim_numbers:
         if any(same_value(c, s) for s in stated):
             continue

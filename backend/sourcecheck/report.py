@@ -1,13 +1,28 @@
 """A check as a Markdown report: each sentence with its label, probability, critique, revision and quotes.
 extension/lib/report.js writes the same report from the same result (tests/unit/test_report.py holds them equal)."""
 
-LABELS = {"contradicted": "Contradicted by your sources", "unsupported": "Not supported by your sources",
-          "supported": "Supported by your sources", "skipped": "Not a factual claim",
-          "unchecked": "Not checked (the check was stopped first)"}
-ERROR_TYPES = {"entity": "wrong entity or number", "relation": "wrong relation", "contradictory": "contradicts the source",
-               "invented": "invented", "subjective": "subjective", "unverifiable": "unverifiable"}
-COUNTS = (("contradicted", "contradicted"), ("unsupported", "not supported"), ("supported", "supported"),
-          ("skipped", "skipped"), ("unchecked", "not checked"))
+LABELS = {
+    "contradicted": "Contradicted by your sources",
+    "unsupported": "Not supported by your sources",
+    "supported": "Supported by your sources",
+    "skipped": "Not a factual claim",
+    "unchecked": "Not checked (the check was stopped first)",
+}
+ERROR_TYPES = {
+    "entity": "wrong entity or number",
+    "relation": "wrong relation",
+    "contradictory": "contradicts the source",
+    "invented": "invented",
+    "subjective": "subjective",
+    "unverifiable": "unverifiable",
+}
+COUNTS = (
+    ("contradicted", "contradicted"),
+    ("unsupported", "not supported"),
+    ("supported", "supported"),
+    ("skipped", "skipped"),
+    ("unchecked", "not checked"),
+)
 
 
 def percent(p):
@@ -22,8 +37,14 @@ def quoted(text):
 def markdown(result, title="", url="", checked_at=""):
     """result: what POST /check answers as JSON (or `sourcecheck check --json` prints)."""
     verdicts = {v["index"]: v for v in result.get("verdicts") or []}
-    labels = [verdicts[s["index"]]["label"] if s["index"] in verdicts else
-              "unchecked" if s.get("checkable", True) else "skipped" for s in result["sentences"]]
+    labels = [
+        verdicts[s["index"]]["label"]
+        if s["index"] in verdicts
+        else "unchecked"
+        if s.get("checkable", True)
+        else "skipped"
+        for s in result["sentences"]
+    ]
     lines = ["# sourcecheck report", ""]
     if title or url:
         lines.append(f"- Page: [{title or url}]({url})" if url else f"- Page: {title}")
@@ -31,7 +52,10 @@ def markdown(result, title="", url="", checked_at=""):
         lines.append(f"- Checked: {checked_at}")
     counts = ", ".join(f"{labels.count(k)} {name}" for k, name in COUNTS if labels.count(k))
     p_all = (result.get("summary") or {}).get("p_all_supported")
-    lines += [f"- Result: {counts}" + (f" · P(all supported) {percent(p_all)}" if isinstance(p_all, (int, float)) else ""), ""]
+    lines += [
+        f"- Result: {counts}" + (f" · P(all supported) {percent(p_all)}" if isinstance(p_all, (int, float)) else ""),
+        "",
+    ]
     for n, (s, label) in enumerate(zip(result["sentences"], labels), start=1):
         v = verdicts.get(s["index"]) or {}
         head = f"## {n}. {LABELS.get(label, label)}"
@@ -49,7 +73,9 @@ def markdown(result, title="", url="", checked_at=""):
         if v.get("revised") and v["revised"] != s["text"]:
             lines.append(f"- Suggested revision: {' '.join(v['revised'].split())}")
         for e in v.get("evidence") or []:
-            where = ", ".join(x for x in (e.get("filename") or e.get("document_id"), f"p. {e['page']}" if e.get("page") else "") if x)
+            where = ", ".join(
+                x for x in (e.get("filename") or e.get("document_id"), f"p. {e['page']}" if e.get("page") else "") if x
+            )
             stance = f" ({e['stance']})" if e.get("stance") and e["stance"] != "related" else ""
             lines.append(f"- Evidence, {where}{stance}: “{' '.join(str(e.get('quote') or '').split())}”")
         if lines[-1]:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from sourcecheck.errors import Forbidden, RateLimited, Unauthorized
 
-# The extension's Chrome id, fixed by the "key" in extension/manifest.json (tests/unit/test_api.py checks the two agree).
+# The extension's Chrome id, fixed by the "key" in extension/manifest.json
+# (tests/unit/test_api.py checks the two agree).
 EXTENSION_ID = "angicnaghjngpjiciclbklheaikpcpmc"
 # Firefox and Safari give each install of an extension an origin of its own (a random UUID), so no id can be
 # pinned there: any such origin passes, and the bearer token, which only pairing hands out, guards the API.
@@ -65,8 +66,11 @@ def read_pairing(path):
     a broken file only means no valid code; `sourcecheck pair` writes a fresh one."""
     try:
         stored = json.loads(path.read_text())
-        if isinstance(stored, dict) and isinstance(stored.get("code"), str) and \
-                isinstance(stored.get("expires"), (int, float)):
+        if (
+            isinstance(stored, dict)
+            and isinstance(stored.get("code"), str)
+            and isinstance(stored.get("expires"), (int, float))
+        ):
             return stored
     except FileNotFoundError:
         return None
@@ -105,9 +109,11 @@ class Guard:
         # No Origin: not a page's script (a form post or <img> has no token, so it gets 401). "null", a web page
         # or another extension: refused before anything else.
         if origin and not self.extension_origin(origin):
-            raise Forbidden("Requests from web pages and other extensions are not allowed; use the sourcecheck "
-                            "extension (another extension's id can be added with SOURCECHECK_EXTENSION_IDS).",
-                            code="origin_not_allowed")
+            raise Forbidden(
+                "Requests from web pages and other extensions are not allowed; use the sourcecheck "
+                "extension (another extension's id can be added with SOURCECHECK_EXTENSION_IDS).",
+                code="origin_not_allowed",
+            )
 
     def is_valid(self, authorization):
         scheme, _, token = (authorization or "").partition(" ")
@@ -115,8 +121,9 @@ class Guard:
 
     def check_token(self, authorization):
         if not authorization:
-            raise Unauthorized("A token is required: pair the extension with the code the server printed.",
-                               code="not_paired")
+            raise Unauthorized(
+                "A token is required: pair the extension with the code the server printed.", code="not_paired"
+            )
         if not self.is_valid(authorization):
             raise Unauthorized("The token is not valid: pair the extension again.", code="bad_token")
 
@@ -135,8 +142,13 @@ class Guard:
             path = Path(self.settings["INDEX_DIR"]) / "pairing.json"
             stored = read_pairing(path)
             # "848379", "848 379" and "848-379" are the same code: only its digits count
-            valid = stored and stored["expires"] > now and hmac.compare_digest(
-                re.sub(r"\D", "", str(code or "")).encode(), re.sub(r"\D", "", stored["code"]).encode())
+            valid = (
+                stored
+                and stored["expires"] > now
+                and hmac.compare_digest(
+                    re.sub(r"\D", "", str(code or "")).encode(), re.sub(r"\D", "", stored["code"]).encode()
+                )
+            )
             if not valid:
                 for b in buckets:
                     self._attempts.setdefault(b, []).append(now)

@@ -106,10 +106,19 @@ def connection_limit():
 def build_server(app, host, port, threads):
     """The waitress server for app, listening but not yet running (call .run(), then .close())."""
     # channel_request_lookahead: the socket is watched while a request runs, so a cancelled check is seen at once
-    server = create_server(app, host=host, port=port, threads=threads, ident="sourcecheck",
-                           clear_untrusted_proxy_headers=True, channel_request_lookahead=1,
-                           channel_timeout=CHANNEL_TIMEOUT, cleanup_interval=CLEANUP_INTERVAL,
-                           connection_limit=connection_limit(), asyncore_use_poll=sys.platform != "win32")
+    server = create_server(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="sourcecheck",
+        clear_untrusted_proxy_headers=True,
+        channel_request_lookahead=1,
+        channel_timeout=CHANNEL_TIMEOUT,
+        cleanup_interval=CLEANUP_INTERVAL,
+        connection_limit=connection_limit(),
+        asyncore_use_poll=sys.platform != "win32",
+    )
     # a host like "localhost" gives one listening server per address, all in the map of the one returned
     for listener in {server, *getattr(server, "map", {}).values()}:
         if isinstance(listener, BaseWSGIServer):

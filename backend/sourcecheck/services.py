@@ -3,9 +3,9 @@
 import queue
 import threading
 
+from sourcecheck.calibration import load_head
 from sourcecheck.embeddings import make_embedding_function
 from sourcecheck.errors import IndexUnreachable
-from sourcecheck.calibration import load_head
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm import load_model
@@ -48,9 +48,16 @@ class Services:
                 # two readers: an upload's quick check does not wait behind a long ingest
                 self._parser = IsolatedParser(s["PARSE_TIMEOUT_S"], s["PARSE_MEMORY_MB"])
                 self._checker = IsolatedParser(min(30.0, s["PARSE_TIMEOUT_S"]), s["PARSE_MEMORY_MB"])
-                self._library = Library(s["INDEX_DIR"], make_embedding_function(s["EMBEDDINGS"]), s["CHUNK_WORDS"],
-                                        s["MAX_PAGES"], self._parser, self._checker.check, s["MAX_LIBRARY_MB"],
-                                        s["CHROMA_URL"])
+                self._library = Library(
+                    s["INDEX_DIR"],
+                    make_embedding_function(s["EMBEDDINGS"]),
+                    s["CHUNK_WORDS"],
+                    s["MAX_PAGES"],
+                    self._parser,
+                    self._checker.check,
+                    s["MAX_LIBRARY_MB"],
+                    s["CHROMA_URL"],
+                )
             return self._library
 
     def model(self):
@@ -84,6 +91,7 @@ class Services:
 
         The server answers at once; the first check then finds them loaded instead of paying ~20 s.
         """
+
         def work():
             try:
                 library = self.library()

@@ -66,6 +66,7 @@ class Remote:
                 if not _down(e):
                     raise
                 raise unreachable(self._url, e) from None
+
         return call
 
 
@@ -73,8 +74,9 @@ def collection(client, name, embedding_function, url=None):
     """A cosine collection, wrapped as Remote on a server. The embedding function is passed explicitly, None
     included: Chroma's default one downloads a model."""
     try:
-        collection = client.get_or_create_collection(name, embedding_function=embedding_function,
-                                                     metadata={"hnsw:space": "cosine"})
+        collection = client.get_or_create_collection(
+            name, embedding_function=embedding_function, metadata={"hnsw:space": "cosine"}
+        )
     except (httpx.TransportError, ChromaError) as e:
         if not (url and _down(e)):
             raise
@@ -138,8 +140,9 @@ def _server(url):
     """A client of the Chroma server at url (http://host:port)."""
     parts = _parts(url)
     try:
-        return chromadb.HttpClient(host=parts.hostname, port=_port(parts), ssl=parts.scheme == "https",
-                                   settings=_settings())
+        return chromadb.HttpClient(
+            host=parts.hostname, port=_port(parts), ssl=parts.scheme == "https", settings=_settings()
+        )
     except (ValueError, httpx.TransportError, ChromaError) as e:  # chromadb: "Could not connect to a Chroma server"
         raise unreachable(url, e) from None
 
@@ -151,8 +154,10 @@ def _down(e):
 
 
 def unreachable(url, e):
-    return IndexUnreachable(f"The Chroma server at {url} (the CHROMA_URL setting) does not answer ({e}). Start it "
-                            "(`chroma run --path FOLDER --port PORT`) or check the address.")
+    return IndexUnreachable(
+        f"The Chroma server at {url} (the CHROMA_URL setting) does not answer ({e}). Start it "
+        "(`chroma run --path FOLDER --port PORT`) or check the address."
+    )
 
 
 def slug(url):

@@ -6,15 +6,71 @@ from dataclasses import dataclass
 
 # Tokens that end with a period but do not end a sentence (lower-cased, without the final period).
 ABBREVIATIONS = {
-    "e.g", "i.e", "al", "etc", "vs", "cf", "fig", "figs", "eq", "eqs", "no", "nos", "vol", "pp", "p",
-    "dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "mt", "inc", "ltd", "co", "corp", "dept", "univ",
-    "approx", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    "u.s", "u.k", "u.n", "e.u", "ph.d", "a.m", "p.m", "sec", "ch", "ed", "eds", "ref", "refs", "tab",
+    "e.g",
+    "i.e",
+    "al",
+    "etc",
+    "vs",
+    "cf",
+    "fig",
+    "figs",
+    "eq",
+    "eqs",
+    "no",
+    "nos",
+    "vol",
+    "pp",
+    "p",
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "sr",
+    "jr",
+    "st",
+    "mt",
+    "inc",
+    "ltd",
+    "co",
+    "corp",
+    "dept",
+    "univ",
+    "approx",
+    "est",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "u.s",
+    "u.k",
+    "u.n",
+    "e.u",
+    "ph.d",
+    "a.m",
+    "p.m",
+    "sec",
+    "ch",
+    "ed",
+    "eds",
+    "ref",
+    "refs",
+    "tab",
 }
 _LONGEST = max(map(len, ABBREVIATIONS))
 _TOKEN_CHAR = re.compile(r"[\w.]")
 _TOKEN_END = re.compile(r"[\w.]*\Z")
-_LINE_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|>[ \t]*|[-*+•◦▪][ \t]+|\(?\d{1,3}[.)][ \t]+|\(?[a-zA-Z][.)][ \t]+(?=[A-Z]))")
+_LINE_MARKER = re.compile(
+    r"[ \t]*(?:#{1,6}[ \t]+|>[ \t]*|[-*+•◦▪][ \t]+|\(?\d{1,3}[.)][ \t]+|\(?[a-zA-Z][.)][ \t]+(?=[A-Z]))"
+)
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _EMOJI = "[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+"  # "Great question! 🙂" keeps its emoji
 # (?<![.!?]): a match never starts just after . ! or ? (one a character earlier matches first, or the last
@@ -29,7 +85,9 @@ _NOT_CLAIM = re.compile(
     r"here(?:'s| is| are)|below (?:is|are))\b",
     re.IGNORECASE,
 )
-_NARRATIVE = re.compile(r"\b([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?\s+\((\d{4})[a-z]?\)")
+_NARRATIVE = re.compile(
+    r"\b([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?\s+\((\d{4})[a-z]?\)"
+)
 _PAREN = re.compile(r"\(([^()]*?\b\d{4}[a-z]?)\)")
 _PAREN_ITEM = re.compile(r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?,?\s+(\d{4})[a-z]?")
 _NAME_RUN = re.compile(r"[A-Za-z'’\-]+")  # what the name in the three patterns above is made of
@@ -48,7 +106,13 @@ class Sentence:
     checkable: bool
 
     def to_dict(self):
-        return {"index": self.index, "start": self.start, "end": self.end, "text": self.text, "checkable": self.checkable}
+        return {
+            "index": self.index,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "checkable": self.checkable,
+        }
 
 
 @dataclass
@@ -123,8 +187,8 @@ def _continues(text, pending, next_start):
     end = pending[1]
     while end > pending[0] and text[end - 1].isspace():
         end -= 1
-    last = text[end - 1:end] if end > pending[0] else ""
-    return last not in ".!?:;" and text[next_start:next_start + 1].islower()
+    last = text[end - 1 : end] if end > pending[0] else ""
+    return last not in ".!?:;" and text[next_start : next_start + 1].islower()
 
 
 def _split_segment(text, start, end):
@@ -149,7 +213,7 @@ def _split_segment(text, start, end):
 
 
 def _is_abbreviation(seg, dot):
-    """Is the period at seg[dot] part of an abbreviation, an initial or a number like 'No. 5'?
+    r"""Is the period at seg[dot] part of an abbreviation, an initial or a number like 'No. 5'?
 
     The token is the run of word characters and periods before it. Only its last _LONGEST + 1 characters
     (past any final periods) can make it one, so only they are searched: `[\w.]+$` searched in seg[:dot]
@@ -250,7 +314,7 @@ def strip_citations(sentence):
     for m in _PAREN.finditer(sentence):
         narrative = re.fullmatch(r"\d{4}[a-z]?", m.group(1)) and _name_before(sentence, m.start())
         if next(_first_per_run(_PAREN_ITEM, _NAME_START, m.group(1)), None) or narrative:
-            out.append(sentence[last:m.start()].rstrip(" "))
+            out.append(sentence[last : m.start()].rstrip(" "))
             last = m.end()
     out.append(sentence[last:])
     # (?<!\s): a space run is tried from its first space only (the rest end where it ends), not from each
@@ -258,7 +322,7 @@ def strip_citations(sentence):
 
 
 def _name_before(sentence, at):
-    """Whether sentence[:at] ends with a name ("Benton", "O'Neil", "et al.") and spaces: what
+    r"""Whether sentence[:at] ends with a name ("Benton", "O'Neil", "et al.") and spaces: what
     `(?:[A-Z][\w'’-]+|al\.)\s*$` finds, read backwards over that word only (searching the whole prefix for
     each "(2010)" was cubic). The word steps back to the previous "(…)" at most, so each character is read once."""
     end = at

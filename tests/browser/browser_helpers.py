@@ -56,16 +56,24 @@ class Backend:
         self.lines = []
         self.pairing_code = None
         full_env = dict(os.environ)
-        full_env.update({
-            "SOURCECHECK_TOKEN": self.token,
-            "SOURCECHECK_INDEX_DIR": str(self.index_dir),
-            "SOURCECHECK_PORT": str(self.port),
-            "PYTHONUNBUFFERED": "1",
-        })
+        full_env.update(
+            {
+                "SOURCECHECK_TOKEN": self.token,
+                "SOURCECHECK_INDEX_DIR": str(self.index_dir),
+                "SOURCECHECK_PORT": str(self.port),
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
         full_env.update(env or {})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sourcecheck", "serve"], cwd=ROOT, env=full_env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8")
+            [sys.executable, "-m", "sourcecheck", "serve"],
+            cwd=ROOT,
+            env=full_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            encoding="utf-8",
+        )
         threading.Thread(target=self._read, daemon=True).start()
         wait_until(self._healthy, timeout=90, interval=0.2, what=f"the backend on {self.url}")
 
@@ -102,9 +110,17 @@ class Backend:
     def upload(self, path):
         """POST /documents with one PDF; returns the Document."""
         boundary = uuid.uuid4().hex
-        payload = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{Path(path).name}\"\r\n"
-                   f"Content-Type: application/pdf\r\n\r\n").encode() + Path(path).read_bytes() + f"\r\n--{boundary}--\r\n".encode()
-        res = self.request("POST", "/documents", payload, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        payload = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{Path(path).name}"\r\n'
+                f"Content-Type: application/pdf\r\n\r\n"
+            ).encode()
+            + Path(path).read_bytes()
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        res = self.request(
+            "POST", "/documents", payload, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        )
         return res["documents"][0]
 
     def wait_ready(self, doc_id, timeout=60):
@@ -113,6 +129,7 @@ class Backend:
             if d["status"] == "failed":
                 raise AssertionError(f"ingestion failed: {d['error']}")
             return d if d["status"] == "ready" else None
+
         return wait_until(ready, timeout=timeout, what=f"document {doc_id} to be ready")
 
     def stop(self):
@@ -129,8 +146,10 @@ class Backend:
 def slow_backend(ext, index_dir, pdf, delay):
     """A second backend whose fake judge takes `delay` s per critique, with `pdf` ready and the extension paired
     with it; stopped afterwards."""
-    b = Backend(index_dir, {"SOURCECHECK_BACKEND": "fake", "SOURCECHECK_EMBEDDINGS": "hash",
-                            "SOURCECHECK_FAKE_DELAY": str(delay)})
+    b = Backend(
+        index_dir,
+        {"SOURCECHECK_BACKEND": "fake", "SOURCECHECK_EMBEDDINGS": "hash", "SOURCECHECK_FAKE_DELAY": str(delay)},
+    )
     try:
         b.wait_ready(b.upload(pdf)["id"])
         ext.storage({"backendUrl": b.url, "token": b.token})

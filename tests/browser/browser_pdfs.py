@@ -4,16 +4,19 @@ import pymupdf
 
 # Page 2 holds the facts the chat page's answer is checked against.
 FAVA_PAGES = [
-    ("FAVA: Fine-grained Hallucination Detection and Editing\n\n"
-     "Abstract. Large language models often produce factual errors. We study how to detect and "
-     "edit them with a retrieval-augmented model."),
-    ("3 Training data\n\n"
-     "We generated a total of 35,074 training instances for FAVA. "
-     "The retrieval component uses Contriever to find relevant passages. "
-     "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data. "
-     "Errors are grouped into six types, from entity errors to unverifiable statements."),
-    ("4 Results\n\n"
-     "FAVA improves fine-grained detection over ChatGPT on the annotated benchmark."),
+    (
+        "FAVA: Fine-grained Hallucination Detection and Editing\n\n"
+        "Abstract. Large language models often produce factual errors. We study how to detect and "
+        "edit them with a retrieval-augmented model."
+    ),
+    (
+        "3 Training data\n\n"
+        "We generated a total of 35,074 training instances for FAVA. "
+        "The retrieval component uses Contriever to find relevant passages. "
+        "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data. "
+        "Errors are grouped into six types, from entity errors to unverifiable statements."
+    ),
+    ("4 Results\n\nFAVA improves fine-grained detection over ChatGPT on the annotated benchmark."),
 ]
 
 
@@ -30,11 +33,21 @@ def write_pdf(path, pages, title="Test paper", author="Test Author"):
 
 
 def write_fava(path):
-    return write_pdf(path, FAVA_PAGES, title="FAVA: Fine-grained Hallucination Detection and Editing",
-                     author="Mishra, Asai, Balachandran")
+    return write_pdf(
+        path,
+        FAVA_PAGES,
+        title="FAVA: Fine-grained Hallucination Detection and Editing",
+        author="Mishra, Asai, Balachandran",
+    )
 
 
 def write_other(path, topic):
     """A small unrelated PDF (for upload tests), distinct bytes per topic."""
-    return write_pdf(path, [f"Notes on {topic}\n\nThis report describes {topic} in some detail. "
-                            f"It has two pages.", f"Appendix about {topic}."], title=f"Notes on {topic}")
+    return write_pdf(
+        path,
+        [
+            f"Notes on {topic}\n\nThis report describes {topic} in some detail. It has two pages.",
+            f"Appendix about {topic}.",
+        ],
+        title=f"Notes on {topic}",
+    )

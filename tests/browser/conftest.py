@@ -101,11 +101,14 @@ class Browser:
 
     def storage(self, items):
         """Replace the extension's settings (local storage) and forget the last check."""
-        self.sw.evaluate("""async (items) => {
+        self.sw.evaluate(
+            """async (items) => {
             await chrome.storage.local.clear();
             await chrome.storage.local.set(items);
             await chrome.storage.session.clear();
-        }""", items)
+        }""",
+            items,
+        )
 
     def stored(self):
         return self.sw.evaluate("() => chrome.storage.local.get(null)")
@@ -114,7 +117,9 @@ class Browser:
         return self.sw.evaluate("() => chrome.storage.session.get('lastCheck').then(r => r.lastCheck || null)")
 
     def tab_id(self, url):
-        return self.sw.evaluate("(url) => chrome.tabs.query({}).then(ts => (ts.find(t => t.url === url) || {}).id)", url)
+        return self.sw.evaluate(
+            "(url) => chrome.tabs.query({}).then(ts => (ts.find(t => t.url === url) || {}).id)", url
+        )
 
     def check_tab(self, page):
         """Trigger a check the way the context menu and the shortcut do (they cannot fire headless)."""
@@ -137,12 +142,23 @@ def browser(tmp_path_factory):
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(
-            str(profile), executable_path=str(CHROMIUM), headless=True,
+            str(profile),
+            executable_path=str(CHROMIUM),
+            headless=True,
             ignore_default_args=["--disable-extensions"],
             viewport={"width": 1100, "height": 760},
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  f"--disable-extensions-except={EXT}", f"--load-extension={EXT}"])
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--disable-extensions-except={EXT}",
+                f"--load-extension={EXT}",
+            ],
+        )
         sw = ctx.service_workers[0] if ctx.service_workers else ctx.wait_for_event("serviceworker", timeout=20000)
         yield Browser(ctx, sw)
         ctx.close()
@@ -179,10 +195,10 @@ def chat(ext, site, fava_doc):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(site + "/chat.html")
     ext_ready = lambda: ext.sw.evaluate(  # noqa: E731
-        "(url) => chrome.tabs.query({}).then(ts => ts.find(t => t.url === url)).then(t => t && chrome.tabs.sendMessage(t.id, {type: 'ping'})).then(r => !!(r && r.ok)).catch(() => false)",
-        page.url)
+        "(url) => chrome.tabs.query({}).then(ts => ts.find(t => t.url === url))"
+        ".then(t => t && chrome.tabs.sendMessage(t.id, {type: 'ping'})).then(r => !!(r && r.ok)).catch(() => false)",
+        page.url,
+    )
     wait_until(ext_ready, what="the content script")
     yield page
     assert errors == [], f"the page threw: {errors}"  # the extension must never break the page
-
-

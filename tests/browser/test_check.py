@@ -1,16 +1,17 @@
 """Select an answer on a chat-like page, check it, and read the marks and the card."""
 
 import pytest
-
+from browser_helpers import HIGHLIGHTS_JS, ShadowUI, slow_backend, wait_until
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
-
-from browser_helpers import HIGHLIGHTS_JS, ShadowUI, slow_backend, wait_until
 
 pytestmark = pytest.mark.browser
 
 CONTRADICTED = ["The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data."]
-UNSUPPORTED = ["The authors also released a mobile app for birdwatchers in Zürich.", "Café owners liked it très much 🚀."]
+UNSUPPORTED = [
+    "The authors also released a mobile app for birdwatchers in Zürich.",
+    "Café owners liked it très much 🚀.",
+]
 SUPPORTED = [
     "The FAVA model was trained on 35,074 training instances.",
     "The retrieval component uses Contriever to find relevant passages.",
@@ -23,17 +24,21 @@ def select_answer(page):
 
 
 def wait_done(ext):
-    return wait_until(lambda: (lc := ext.last_check()) and lc["status"] in ("done", "error") and lc,
-                      what="the check to finish")
+    return wait_until(
+        lambda: (lc := ext.last_check()) and lc["status"] in ("done", "error") and lc, what="the check to finish"
+    )
 
 
 def mark_center(page, name, text):
     """Viewport centre of the first line of the marked range whose text is `text`."""
-    return page.evaluate("""([name, text]) => {
+    return page.evaluate(
+        """([name, text]) => {
         const r = [...CSS.highlights.get(name)].find(r => r.toString().replace(/\\s+/g, ' ').trim() === text);
         const b = r.getClientRects()[0];
         return [b.left + Math.min(b.width / 2, 40), b.top + b.height / 2];
-    }""", [name, text])
+    }""",
+        [name, text],
+    )
 
 
 def test_button_check_marks_exactly_the_flagged_sentences(ext, chat, artifacts):
@@ -99,8 +104,12 @@ def test_works_on_a_page_with_a_strict_csp(ext, site, fava_doc):
     # Our styles apply although the page forbids inline styles.
     ui.cdp.send("CSS.enable")
     ui.cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
-    node_id = ui.cdp.send("DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [button["backendNodeId"]]})["nodeIds"][0]
-    style = {p["name"]: p["value"] for p in ui.cdp.send("CSS.getComputedStyleForNode", {"nodeId": node_id})["computedStyle"]}
+    node_id = ui.cdp.send("DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [button["backendNodeId"]]})[
+        "nodeIds"
+    ][0]
+    style = {
+        p["name"]: p["value"] for p in ui.cdp.send("CSS.getComputedStyleForNode", {"nodeId": node_id})["computedStyle"]
+    }
     assert style["border-top-left-radius"] == "14px" and style["position"] == "fixed"
     ui.click(button)
     wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
@@ -119,8 +128,10 @@ def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_di
         ui = ShadowUI(chat)
         select_answer(chat)
         ext.check_tab(chat)
-        wait_until(lambda: chat.evaluate(HIGHLIGHTS_JS).get("sourcecheck-contradicted") == CONTRADICTED,
-                   what="the contradicted mark, before its critique is written")
+        wait_until(
+            lambda: chat.evaluate(HIGHLIGHTS_JS).get("sourcecheck-contradicted") == CONTRADICTED,
+            what="the contradicted mark, before its critique is written",
+        )
         chat.evaluate("() => getSelection().removeAllRanges()")
         x, y = mark_center(chat, "sourcecheck-contradicted", CONTRADICTED[0])
         chat.mouse.click(x, y)  # a pinned card
@@ -128,8 +139,10 @@ def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_di
         assert "Writing the critique…" in ShadowUI.text(card)
         assert ext.last_check()["status"] == "checking"
         chat.screenshot(path=str(artifacts / "card-pending.png"))
-        card = wait_until(lambda: (c := ui.shown("card")) and "The sentence says 13B" in ShadowUI.text(c) and c,
-                          what="the critique in the open card")
+        card = wait_until(
+            lambda: (c := ui.shown("card")) and "The sentence says 13B" in ShadowUI.text(c) and c,
+            what="the critique in the open card",
+        )
         text = ShadowUI.text(card)
         assert "Writing the critique" not in text and "wrong entity or number" in text
         chat.screenshot(path=str(artifacts / "card-final.png"))

@@ -2,7 +2,6 @@
 the page survive each of them."""
 
 import pytest
-
 from browser_helpers import HIGHLIGHTS_JS, Backend, ShadowUI, free_port, wait_until
 from browser_pdfs import write_fava
 
@@ -13,8 +12,7 @@ def check_and_read_error(ext, page):
     ui = ShadowUI(page)
     page.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
     ext.check_tab(page)
-    toast = wait_until(lambda: ui.shown("toast", "error"),
-                       what="the error toast")
+    toast = wait_until(lambda: ui.shown("toast", "error"), what="the error toast")
     assert "FAVA model was trained" in page.evaluate("() => getSelection().toString()"), "the selection was lost"
     assert page.evaluate(HIGHLIGHTS_JS) == {}
     return ShadowUI.text(toast)
@@ -50,7 +48,9 @@ def test_not_paired(ext, backend, site):
 
 def test_model_missing(browser, site, tmp_path, artifacts):
     """The real backend with its default (llama.cpp) judge but no model file."""
-    b = Backend(tmp_path / "index", {"SOURCECHECK_EMBEDDINGS": "hash", "SOURCECHECK_MODELS_DIR": str(tmp_path / "no-models")})
+    b = Backend(
+        tmp_path / "index", {"SOURCECHECK_EMBEDDINGS": "hash", "SOURCECHECK_MODELS_DIR": str(tmp_path / "no-models")}
+    )
     try:
         b.wait_ready(b.upload(write_fava(tmp_path / "fava.pdf"))["id"])
         browser.storage({"backendUrl": b.url, "token": b.token})

@@ -36,13 +36,22 @@ def test_web_ext_lint_passes():
     if not WEB_EXT.exists():
         pytest.skip("web-ext from npm is not installed: run scripts/setup_browser")
     env = dict(os.environ, NO_UPDATE_NOTIFIER="1", CI="1")
-    r = subprocess.run([str(WEB_EXT), "lint", "--source-dir", str(EXT), "--self-hosted", "--output", "json",
-                        "--no-config-discovery"], cwd=JS, capture_output=True, text=True, timeout=180, env=env)
+    r = subprocess.run(
+        [str(WEB_EXT), "lint", "--source-dir", str(EXT), "--self-hosted", "--output", "json", "--no-config-discovery"],
+        cwd=JS,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    )
     start = r.stdout.find("{")
     report = json.loads(r.stdout[start:])
     assert report["summary"]["errors"] == 0, json.dumps(report["errors"], indent=1)
-    unexpected = [w for w in report["warnings"]
-                  if w["code"] not in ACCEPTED_WARNINGS and not (w.get("file") or "").startswith(VENDOR)]
+    unexpected = [
+        w
+        for w in report["warnings"]
+        if w["code"] not in ACCEPTED_WARNINGS and not (w.get("file") or "").startswith(VENDOR)
+    ]
     assert not unexpected, json.dumps(unexpected, indent=1)
     assert r.returncode == 0
 
@@ -64,8 +73,9 @@ def test_service_worker_imports_the_same_libraries_firefox_loads():
     """Chromium's importScripts list and Firefox's background.scripts must not drift apart."""
     manifest = json.loads((EXT / "manifest.json").read_text())
     sw = (EXT / "background" / "service-worker.js").read_text()
-    imported = [s.strip().strip('"').replace("../", "") for s in
-                sw.split("importScripts(", 1)[1].split(")", 1)[0].split(",")]
+    imported = [
+        s.strip().strip('"').replace("../", "") for s in sw.split("importScripts(", 1)[1].split(")", 1)[0].split(",")
+    ]
     assert imported == manifest["background"]["scripts"][:-1]
     # The content script's files are listed once, in the manifest; the worker injects what it reads there.
     assert "getManifest().content_scripts[0]" in sw and "content/content.js" not in sw

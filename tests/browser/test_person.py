@@ -2,14 +2,14 @@
 re-renders, the selection out of the way, results kept when a re-check fails, and a check that can be cancelled."""
 
 import pytest
-
 from browser_helpers import HIGHLIGHTS_JS, ShadowUI, slow_backend, wait_until
 
 pytestmark = pytest.mark.browser
 
 CONTRADICTED = "The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data."
 MARK_RECTS_JS = """(text) => {
-    const r = [...CSS.highlights.get('sourcecheck-contradicted')].find(r => r.toString().replace(/\\s+/g, ' ').trim() === text);
+    const r = [...CSS.highlights.get('sourcecheck-contradicted')]
+        .find(r => r.toString().replace(/\\s+/g, ' ').trim() === text);
     return [...r.getClientRects()].map(b => [b.left, b.top, b.right, b.bottom]);
 }"""
 
@@ -47,10 +47,13 @@ def test_the_card_never_covers_its_sentence(ext, chat, artifacts):
     for i, target in enumerate((40, height // 2, height - 60)):
         chat.mouse.click(5, 5)  # closes a pinned card
         wait_until(lambda: not ui.shown("card"), what="the card to close")
-        chat.evaluate("""([text, y]) => {
+        chat.evaluate(
+            """([text, y]) => {
             const r = [...CSS.highlights.get('sourcecheck-contradicted')][0].getBoundingClientRect();
             scrollBy(0, r.top - y);
-        }""", [CONTRADICTED, target])
+        }""",
+            [CONTRADICTED, target],
+        )
         rects = chat.evaluate(MARK_RECTS_JS, CONTRADICTED)
         left, top, right, bottom = rects[0]
         chat.mouse.click(left + 20, (top + bottom) / 2)
@@ -115,23 +118,27 @@ def test_cancel_stops_the_check_and_the_next_one_runs(ext, chat, pdf_dir, tmp_pa
         ui = ShadowUI(chat)
         select_answer(chat)
         ext.check_tab(chat)
-        toast = wait_until(lambda: (t := ui.shown("toast")) and "sentences checked" in ShadowUI.text(t) and t,
-                           what="the progress toast")
+        toast = wait_until(
+            lambda: (t := ui.shown("toast")) and "sentences checked" in ShadowUI.text(t) and t,
+            what="the progress toast",
+        )
         text = ShadowUI.text(toast)
         assert " s" in text.split("·")[1], text  # the time so far
         chat.screenshot(path=str(artifacts / "progress-toast.png"))
         ui.click(ui.find("action")[0])
         wait_until(lambda: (t := ui.shown("toast")) and "cancelled" in ShadowUI.text(t), what="the cancelled toast")
-        cancelled = wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "cancelled" and lc,
-                               what="the check to be cancelled")
+        cancelled = wait_until(
+            lambda: (lc := ext.last_check()) and lc["status"] == "cancelled" and lc, what="the check to be cancelled"
+        )
         wait_until(lambda: any("stopped" in line for line in slow.lines), what="the backend to stop the check")
         flagged = [s for s in cancelled["sentences"] if s["label"] in ("contradicted", "unsupported")]
         assert len(flagged) == 3 and len([s for s in flagged if s["critique"]]) < 3, flagged  # not all were written
         # The next check starts and finishes: the model was freed.
         select_answer(chat)
         ext.check_tab(chat)
-        done = wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done" and lc, timeout=40,
-                          what="the next check")
+        done = wait_until(
+            lambda: (lc := ext.last_check()) and lc["status"] == "done" and lc, timeout=40, what="the next check"
+        )
         assert done["checkId"] != cancelled["checkId"]
 
 
@@ -145,8 +152,10 @@ def test_a_card_names_a_cited_paper_that_is_not_in_the_library(ext, chat):
     assert check_done(ext, chat)["status"] == "done"
     marked = wait_until(lambda: chat.evaluate(HIGHLIGHTS_JS).get("sourcecheck-unsupported"), what="the mark")
     assert marked == ["Jones et al. (2020) showed that the FAVA editor runs on bicycles."]
-    box = chat.evaluate("() => { const r = [...CSS.highlights.get('sourcecheck-unsupported')][0].getClientRects()[0];"
-                        " return [r.left + 10, (r.top + r.bottom) / 2]; }")
+    box = chat.evaluate(
+        "() => { const r = [...CSS.highlights.get('sourcecheck-unsupported')][0].getClientRects()[0];"
+        " return [r.left + 10, (r.top + r.bottom) / 2]; }"
+    )
     chat.mouse.click(*box)
     ui = ShadowUI(chat)
     card = wait_until(lambda: ui.shown("card"), what="the card")

@@ -3,7 +3,6 @@ marked red with both values in its card, a sentence with the exact figure is lef
 sentence), so it checks two sentences only."""
 
 import pytest
-
 from browser_helpers import HIGHLIGHTS_JS, Backend, ShadowUI, wait_until
 from browser_pdfs import write_fava
 from support import require_model
@@ -35,11 +34,17 @@ def test_real_model_marks_the_wrong_number(browser, real_backend, site, tmp_path
             getSelection().setBaseAndExtent(li, 0, p, p.childNodes.length);
         }""")
         browser.check_tab(page)
-        lc = wait_until(lambda: (lc := browser.last_check()) and lc["status"] in ("done", "error") and lc,
-                        timeout=420, interval=1, what="the real model's check")
+        lc = wait_until(
+            lambda: (lc := browser.last_check()) and lc["status"] in ("done", "error") and lc,
+            timeout=420,
+            interval=1,
+            what="the real model's check",
+        )
         assert lc["status"] == "done", lc.get("error")
         labels = {s["text"]: s["label"] for s in lc["sentences"]}
-        assert len(labels) == 2 and all(label in ("supported", "contradicted", "unsupported") for label in labels.values())
+        assert len(labels) == 2 and all(
+            label in ("supported", "contradicted", "unsupported") for label in labels.values()
+        )
         # The wrong figure is red (the PDF gives another for the same thing); the exact one is left unmarked.
         assert labels == {WRONG: "contradicted", RIGHT: "supported"}, labels
         # The page shows exactly the flagged sentences.
@@ -49,11 +54,14 @@ def test_real_model_marks_the_wrong_number(browser, real_backend, site, tmp_path
         page.evaluate("() => getSelection().removeAllRanges()")
         page.evaluate("() => { document.querySelector('.composer').style.display = 'none'; }")
         name = "sourcecheck-" + labels[WRONG]
-        x, y = page.evaluate("""([name, text]) => {
+        x, y = page.evaluate(
+            """([name, text]) => {
             const r = [...CSS.highlights.get(name)].find(r => r.toString().replace(/\\s+/g, ' ').trim() === text);
             const b = r.getClientRects()[0];
             return [b.left + 30, b.top + b.height / 2];
-        }""", [name, WRONG])
+        }""",
+            [name, WRONG],
+        )
         page.mouse.move(x, y)
         ui = ShadowUI(page)
         card = wait_until(lambda: ui.shown("card"), what="the card")

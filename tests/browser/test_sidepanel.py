@@ -2,7 +2,6 @@
 drop, the document list, and the last check's results."""
 
 import pytest
-
 from browser_helpers import HIGHLIGHTS_JS, Backend, ShadowUI, wait_until
 from browser_pdfs import write_other
 
@@ -29,8 +28,13 @@ def test_pairing_then_the_empty_library_is_explained(browser, fresh_backend, sit
 
     panel.fill("#pair-code", "000-000")
     panel.click("#pair-button")
-    wait_until(lambda: "not accepted" in panel.locator("#pair-result").inner_text()
-               or "code" in panel.locator("#pair-result").inner_text().lower(), what="a refused code")
+    wait_until(
+        lambda: (
+            "not accepted" in panel.locator("#pair-result").inner_text()
+            or "code" in panel.locator("#pair-result").inner_text().lower()
+        ),
+        what="a refused code",
+    )
     panel.fill("#pair-code", fresh_backend.pairing_code)
     panel.click("#pair-button")
     panel.wait_for_selector("#status-paired[data-paired=true]")
@@ -45,8 +49,7 @@ def test_pairing_then_the_empty_library_is_explained(browser, fresh_backend, sit
     ui = ShadowUI(page)
     page.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
     ui.click(wait_until(lambda: ui.shown("btn"), what="the check button"))
-    toast = wait_until(lambda: ui.shown("toast", "error"),
-                       what="the error toast")
+    toast = wait_until(lambda: ui.shown("toast", "error"), what="the error toast")
     text = ShadowUI.text(toast)
     assert "library" in text.lower() and "side panel" in text
     panel.wait_for_selector("#results-summary[data-status=error]")
@@ -113,7 +116,8 @@ def test_a_damaged_pdf_says_what_to_do_not_try_again(ext, pdf_dir):
 
 
 def test_backend_address_without_http_a_switch_clears_the_list_and_each_backend_keeps_its_token(
-        ext, backend, fresh_backend):
+    ext, backend, fresh_backend
+):
     panel = ext.open_panel()
     panel.wait_for_selector("li.doc")  # the session backend's library is listed
     # The fresh backend, typed without http://, was never paired: no rows of the other library stay.
@@ -150,7 +154,8 @@ def test_results_list_scrolls_to_the_sentence(ext, chat, artifacts):
     ui = ShadowUI(chat)
     wait_until(lambda: "sourcecheck-focus" in chat.evaluate(HIGHLIGHTS_JS), what="the focused sentence")
     assert chat.evaluate(HIGHLIGHTS_JS)["sourcecheck-focus"] == [
-        "The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data."]
+        "The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data."
+    ]
     card = wait_until(lambda: ui.shown("card"), what="the pinned card")
     assert "Contradicted" in ShadowUI.text(card)
 
@@ -209,7 +214,7 @@ def test_revise_all_shows_the_rewritten_text_as_a_diff(ext, chat, artifacts):
     panel.click("#revise-all")
     panel.wait_for_selector("#revision:not([hidden])", timeout=30000)
     assert panel.locator("#revision-diff del").all_inner_texts() == ["13B"]  # the contradicted value goes
-    assert panel.locator("#revision-diff ins").all_inner_texts() == ["7B"]   # the source's comes in
+    assert panel.locator("#revision-diff ins").all_inner_texts() == ["7B"]  # the source's comes in
     revised = panel.locator("#revision-diff").get_attribute("data-revised")
     assert "Llama2-Chat 7B on the synthetic data" in revised and "13B" not in revised
     panel.screenshot(path=str(artifacts / "panel-revision.png"), full_page=True)

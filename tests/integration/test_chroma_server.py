@@ -18,8 +18,11 @@ CHROMA = str(Path(sys.executable).parent / "chroma")  # the CLI the chromadb pac
 
 
 def start_chroma(path, port):
-    proc = subprocess.Popen([CHROMA, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [CHROMA, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_for(f"http://127.0.0.1:{port}/api/v2/heartbeat", proc)
     return proc
 
@@ -36,10 +39,12 @@ def chroma(tmp_path):
 
 def start_backend(index_dir, chroma_url, **settings):
     port = free_port()
-    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN="t0ken",
-                          CHROMA_URL=chroma_url, **settings)
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    env = sourcecheck_env(
+        index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN="t0ken", CHROMA_URL=chroma_url, **settings
+    )
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     api = f"http://127.0.0.1:{port}/api/v1"
     wait_for(f"{api}/health", proc, headers=AUTH)
     return proc, api
@@ -151,8 +156,11 @@ def test_an_ingest_cut_off_by_the_server_is_tried_again_when_it_is_back(chroma, 
     from sourcecheck.config import load_settings
 
     monkeypatch.setattr(services, "RETRY_S", 0.5)
-    svc = services.Services(load_settings({"INDEX_DIR": str(tmp_path / "alice"), "BACKEND": "fake",
-                                           "EMBEDDINGS": "hash", "CHROMA_URL": chroma["url"]}))
+    svc = services.Services(
+        load_settings(
+            {"INDEX_DIR": str(tmp_path / "alice"), "BACKEND": "fake", "EMBEDDINGS": "hash", "CHROMA_URL": chroma["url"]}
+        )
+    )
     library = svc.library()
     doc, _ = library.add_pdf(fava_pdf.read_bytes(), "fava.pdf")
     stop(chroma["proc"])  # the server goes before the ingest starts writing

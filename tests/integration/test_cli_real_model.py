@@ -11,8 +11,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.model]
 
 
 def run(args, env, input=None):
-    return subprocess.run([PYTHON, "-m", "sourcecheck", *args], env=env, input=input, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [PYTHON, "-m", "sourcecheck", *args], env=env, input=input, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_cli_flags_a_wrong_number_and_passes_a_right_one(index_dir, fava_pdf, bridge_pdf, real_model_path):
@@ -21,8 +22,10 @@ def test_cli_flags_a_wrong_number_and_passes_a_right_one(index_dir, fava_pdf, br
     assert out.returncode == 0, out.stderr
     assert "fava.pdf  3 pages" in out.stdout and "bridge.pdf  2 pages" in out.stdout
 
-    text = ("The Golden Gate Bridge opened to traffic on May 27, 1937. "
-            "FAVA was trained on 350,000 synthetic training instances.")
+    text = (
+        "The Golden Gate Bridge opened to traffic on May 27, 1937. "
+        "FAVA was trained on 350,000 synthetic training instances."
+    )
     out = run(["check", "--json", "-"], env, input=text)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)

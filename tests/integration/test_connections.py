@@ -10,11 +10,11 @@ from contextlib import contextmanager
 
 import httpx
 import pytest
+from sourcecheck.server import CHANNEL_TIMEOUT, CLEANUP_INTERVAL
 from waitress.adjustments import Adjustments
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 from integration.test_load import AUTH, TOKEN, in_order, upload_ready
-from sourcecheck.server import CHANNEL_TIMEOUT, CLEANUP_INTERVAL
 
 pytestmark = pytest.mark.integration
 IDLE = 200
@@ -29,8 +29,9 @@ MAX_HEADER = Adjustments.max_request_header_size  # waitress's default, which se
 def serving(index_dir, **settings):
     port = free_port()
     env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN, **settings)
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_for(f"http://127.0.0.1:{port}/api/v1/health", proc)
         yield port
@@ -90,8 +91,10 @@ def connect(port):
 def test_two_hundred_idle_sockets_do_not_lock_a_client_out(port, bridge_pdf):
     api = f"http://127.0.0.1:{port}/api/v1"
     assert upload_ready(api, bridge_pdf)["status"] == "ready"
-    refused = [request(port, "GET", "/api/v1/health", ["Origin: https://evil.example"]),
-               request(port, "GET", "/api/v1/health").replace(b"127.0.0.1", b"rebind.evil.example")]
+    refused = [
+        request(port, "GET", "/api/v1/health", ["Origin: https://evil.example"]),
+        request(port, "GET", "/api/v1/health").replace(b"127.0.0.1", b"rebind.evil.example"),
+    ]
     sockets = []
     try:
         for i in range(IDLE):  # a third refused with 403 and left open, a third half a request line, a third silent
@@ -108,8 +111,9 @@ def test_two_hundred_idle_sockets_do_not_lock_a_client_out(port, bridge_pdf):
         health = httpx.get(f"{api}/health", timeout=30)
         health_s = time.monotonic() - start
         start = time.monotonic()
-        check = httpx.post(f"{api}/check", json={"text": TEXT}, headers={**AUTH, "Accept": "application/json"},
-                           timeout=30)
+        check = httpx.post(
+            f"{api}/check", json={"text": TEXT}, headers={**AUTH, "Accept": "application/json"}, timeout=30
+        )
         check_s = time.monotonic() - start
         print(f"\nbehind {IDLE} idle sockets: GET /health {health_s:.3f} s, POST /check {check_s:.3f} s")
         assert health.status_code == 200 and health.json()["ok"]
@@ -121,10 +125,12 @@ def test_two_hundred_idle_sockets_do_not_lock_a_client_out(port, bridge_pdf):
 
 
 def test_a_refused_request_closes_its_connection(port):
-    for raw, status in ((request(port, "GET", "/api/v1/health", ["Origin: https://evil.example"]), 403),
-                        (request(port, "GET", "/api/v1/health").replace(b"127.0.0.1", b"evil.example"), 403),
-                        (request(port, "GET", "/api/v1/documents"), 401),
-                        (request(port, "GET", "/api/v1/documents", ["Authorization: Bearer wrong"]), 401)):
+    for raw, status in (
+        (request(port, "GET", "/api/v1/health", ["Origin: https://evil.example"]), 403),
+        (request(port, "GET", "/api/v1/health").replace(b"127.0.0.1", b"evil.example"), 403),
+        (request(port, "GET", "/api/v1/documents"), 401),
+        (request(port, "GET", "/api/v1/documents", ["Authorization: Bearer wrong"]), 401),
+    ):
         with connect(port) as sock:
             sock.sendall(raw)
             got, headers, body = read_response(sock)
@@ -146,8 +152,10 @@ def test_an_idle_connection_is_closed_after_the_channel_timeout(port):
     with silent, half:
         silent_s = closed_within(silent, CLOSES_WITHIN)
         half_s = closed_within(half, 2.0)
-        print(f"\nidle connections closed after {silent_s} s (silent), +{half_s} s (half a request); "
-              f"channel_timeout {CHANNEL_TIMEOUT} s, cleanup_interval {CLEANUP_INTERVAL} s")
+        print(
+            f"\nidle connections closed after {silent_s} s (silent), +{half_s} s (half a request); "
+            f"channel_timeout {CHANNEL_TIMEOUT} s, cleanup_interval {CLEANUP_INTERVAL} s"
+        )
         assert silent_s is not None and half_s is not None
         assert silent_s >= CHANNEL_TIMEOUT - 0.5  # not before its time
 
@@ -161,30 +169,44 @@ def test_a_check_silent_for_longer_than_the_channel_timeout_streams_whole(index_
         upload_ready(api, bridge_pdf)
         with connect(port) as idle:
             events, times = [], [time.monotonic()]
-            with httpx.stream("POST", f"{api}/check", json={"text": "The bridge was painted by two robots from Mars."},
-                              headers=AUTH, timeout=3 * delay) as resp:
+            with httpx.stream(
+                "POST",
+                f"{api}/check",
+                json={"text": "The bridge was painted by two robots from Mars."},
+                headers=AUTH,
+                timeout=3 * delay,
+            ) as resp:
                 for line in resp.iter_lines():
                     if line:
                         events.append(json.loads(line))
                         times.append(time.monotonic())
             idle_closed = closed_within(idle, 0.01) is not None
         silence = max(b - a for a, b in zip(times, times[1:]))
-        print(f"\nstream: {[e['type'] for e in events]}, longest silence {silence:.1f} s; idle socket closed "
-              f"meanwhile: {idle_closed}")
+        print(
+            f"\nstream: {[e['type'] for e in events]}, longest silence {silence:.1f} s; idle socket closed "
+            f"meanwhile: {idle_closed}"
+        )
         assert resp.status_code == 200 and in_order(events)
         assert events[-1]["type"] == "summary" and "error" not in events[-1]
         assert silence > CHANNEL_TIMEOUT + CLEANUP_INTERVAL + 1
         assert idle_closed  # the short timeout was in force while the stream was silent
 
 
-@pytest.mark.parametrize("raw, status, code", [
-    (b"GARBAGE\r\n\r\n", 400, "bad_request"),
-    (b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * MAX_HEADER, 431, "too_large"),
-    (b"POST /api/v1/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n",
-     400, "bad_request"),
-    (b"POST /api/v1/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999\r\n\r\n", 413, "too_large"),
-    (b"POST /api/v1/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "http_error"),
-], ids=["malformed request line", "headers too large", "bad chunked body", "body too large", "unknown encoding"])
+@pytest.mark.parametrize(
+    "raw, status, code",
+    [
+        (b"GARBAGE\r\n\r\n", 400, "bad_request"),
+        (b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * MAX_HEADER, 431, "too_large"),
+        (
+            b"POST /api/v1/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n",
+            400,
+            "bad_request",
+        ),
+        (b"POST /api/v1/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999\r\n\r\n", 413, "too_large"),
+        (b"POST /api/v1/pair HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "http_error"),
+    ],
+    ids=["malformed request line", "headers too large", "bad chunked body", "body too large", "unknown encoding"],
+)
 def test_waitress_errors_come_in_the_json_error_shape(port, raw, status, code):
     with connect(port) as sock:
         if status == 431:  # exactly the limit, unfinished: the server has read all of it when it answers

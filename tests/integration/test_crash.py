@@ -10,11 +10,11 @@ import time
 
 import httpx
 import pytest
-
-from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 from pdfs import make_pdf
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
+
+from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 
 pytestmark = pytest.mark.integration
 TOKEN = "crash-test-token"
@@ -29,8 +29,9 @@ class Server:
 
     def start(self):
         env = sourcecheck_env(self.index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=self.port, TOKEN=TOKEN)
-        self.proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         wait_for(f"{self.api}/health", self.proc)
 
     def kill9(self):
@@ -84,8 +85,11 @@ def test_a_kill_during_an_ingest_is_finished_after_a_restart(tmp_path, bridge_pd
         server.start()
         done = server.wait_ready(doc["id"])
         assert done["status"] == "ready" and done["chunks"] > 0
-        again = httpx.post(f"{server.api}/documents", headers=AUTH, files=[
-            ("file", ("big.pdf", (tmp_path / "big.pdf").read_bytes(), "application/pdf"))]).json()["documents"][0]
+        again = httpx.post(
+            f"{server.api}/documents",
+            headers=AUTH,
+            files=[("file", ("big.pdf", (tmp_path / "big.pdf").read_bytes(), "application/pdf"))],
+        ).json()["documents"][0]
         assert again["id"] == doc["id"] and again["status"] == "ready"  # the same bytes: the same document
     finally:
         stop(server.proc)

@@ -5,12 +5,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from sourcecheck.config import load_settings
-from support import ROOT  # the checkout: the GGUF and the benchmarks next to it
 from sourcecheck.calibration import load as load_calibration
+from sourcecheck.config import load_settings
 from sourcecheck.eval.records import unpack_state
 from sourcecheck.eval.run import evaluate
+from support import ROOT  # the checkout: the GGUF and the benchmarks next to it
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
@@ -31,8 +30,7 @@ def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch, real_
     assert ds["timing"]["seconds_per_record"] > 0
     assert (tmp_path / "out" / "reliability.png").exists()
     # a second run is served from the cache: no record is checked again
-    again = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None,
-                     fit=True)
+    again = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None, fit=True)
     assert again["datasets"]["wice"]["timing"]["this_run_records"] == 0
     # and the calibration fitted from those real scores: the score model; the sensitivity (tuned on the
     # product-shaped set) is carried over

@@ -6,9 +6,9 @@ import signal
 import subprocess
 
 import pytest
+from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
 
 from integration.conftest import PYTHON, sourcecheck_env
-from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
 
 pytestmark = pytest.mark.integration
 
@@ -27,8 +27,10 @@ def papers(folder, n, pages=30):
     for i in range(n):
         sub = folder / f"year{i % 3}"
         sub.mkdir(parents=True, exist_ok=True)
-        text = [f"Paper {i}, page {p}: " + " ".join(f"finding{i}x{p}x{w} about rivers." for w in range(60))
-                for p in range(pages)]
+        text = [
+            f"Paper {i}, page {p}: " + " ".join(f"finding{i}x{p}x{w} about rivers." for w in range(60))
+            for p in range(pages)
+        ]
         make_pdf(sub / f"paper{i}.pdf", text)
 
 
@@ -58,9 +60,14 @@ def test_an_interrupted_folder_ingest_resumes_where_it_stopped(index_dir, tmp_pa
     folder = tmp_path / "papers"
     papers(folder, 6)
     # Ctrl-C as in a terminal: a suite run in the background (nohup, &) hands its children SIGINT ignored
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "ingest", str(folder)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "ingest", str(folder)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     first = proc.stdout.readline()  # the first paper is indexed: interrupt the run in the middle
     assert "pages," in first
     proc.send_signal(how)

@@ -9,11 +9,11 @@ from collections import Counter
 
 import httpx
 import pytest
-
 from fuzz_pdfs import base_pdfs, make
-from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
+
+from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 
 pytestmark = pytest.mark.integration
 TOKEN = "fuzz-test-token"
@@ -33,10 +33,12 @@ def rss_mb(pid):
 def test_fuzzed_pdfs_are_ingested_or_refused_in_the_one_error_shape(tmp_path):
     index = tmp_path / "index"
     port = free_port()
-    env = sourcecheck_env(index, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN, PARSE_TIMEOUT_S=30,
-                          PARSE_MEMORY_MB=1024)
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    env = sourcecheck_env(
+        index, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN, PARSE_TIMEOUT_S=30, PARSE_MEMORY_MB=1024
+    )
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     api = f"http://127.0.0.1:{port}/api/v1"
     outcomes, peak = Counter(), 0.0
     try:
@@ -44,8 +46,9 @@ def test_fuzzed_pdfs_are_ingested_or_refused_in_the_one_error_shape(tmp_path):
         bases = base_pdfs()
         for i in range(FILES):
             kind, name, data = make(i, bases)
-            resp = httpx.post(f"{api}/documents", files=[("file", (name, data, "application/pdf"))], headers=AUTH,
-                              timeout=120)
+            resp = httpx.post(
+                f"{api}/documents", files=[("file", (name, data, "application/pdf"))], headers=AUTH, timeout=120
+            )
             body = resp.json()
             if resp.status_code in (200, 202):
                 assert body["ok"] is True and body["documents"][0]["id"].startswith("d_")

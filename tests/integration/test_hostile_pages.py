@@ -7,9 +7,9 @@ import subprocess
 
 import httpx
 import pytest
+from sourcecheck.security import EXTENSION_ID, new_pairing_code
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
-from sourcecheck.security import EXTENSION_ID, new_pairing_code
 
 pytestmark = pytest.mark.integration
 OWN = f"chrome-extension://{EXTENSION_ID}"
@@ -21,10 +21,12 @@ TOKEN = "hostile-test-token"
 def server(tmp_path_factory):
     index_dir = tmp_path_factory.mktemp("index")
     port = free_port()
-    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN,
-                          EXTENSION_IDS=ADDED.split("//")[1])
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    env = sourcecheck_env(
+        index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN, EXTENSION_IDS=ADDED.split("//")[1]
+    )
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_for(f"http://127.0.0.1:{port}/api/v1/health", proc)
         yield f"http://127.0.0.1:{port}", port, index_dir, env
@@ -40,28 +42,52 @@ def hostile_requests(base, port, code):
     return [
         ("web page fetch with the token", dict(method="GET", url=f"{base}/api/v1/documents", headers={**web, **auth})),
         ("web page check", dict(method="POST", url=f"{base}/api/v1/check", json={"text": "x y z."}, headers=web)),
-        ("web page preflight", dict(method="OPTIONS", url=f"{base}/api/v1/check",
-                                    headers={**web, "Access-Control-Request-Method": "POST"})),
-        ("web page pairs with a leaked code", dict(method="POST", url=f"{base}/api/v1/pair", json={"code": code},
-                                                   headers=web)),
+        (
+            "web page preflight",
+            dict(
+                method="OPTIONS", url=f"{base}/api/v1/check", headers={**web, "Access-Control-Request-Method": "POST"}
+            ),
+        ),
+        (
+            "web page pairs with a leaked code",
+            dict(method="POST", url=f"{base}/api/v1/pair", json={"code": code}, headers=web),
+        ),
         ("web page deletes", dict(method="DELETE", url=f"{base}/api/v1/documents/d_1", headers={**web, **auth})),
-        ("sandboxed iframe (Origin: null)", dict(method="GET", url=f"{base}/api/v1/documents",
-                                                 headers={"Origin": "null", **auth})),
+        (
+            "sandboxed iframe (Origin: null)",
+            dict(method="GET", url=f"{base}/api/v1/documents", headers={"Origin": "null", **auth}),
+        ),
         ("form post, no Origin", dict(method="POST", url=f"{base}/api/v1/check", data={"text": "x y z."})),
         ("<img> GET, no Origin", dict(method="GET", url=f"{base}/api/v1/documents")),
         ("<img> GET of a file, no Origin", dict(method="GET", url=f"{base}/api/v1/documents/d_1/file")),
-        ("DNS rebinding with the token", dict(method="GET", url=f"{base}/api/v1/documents",
-                                              headers={"Host": f"evil.example:{port}", **auth})),
-        ("DNS rebinding health", dict(method="GET", url=f"{base}/api/v1/health",
-                                      headers={"Host": f"rebind.evil.example:{port}"})),
-        ("foreign extension with the token", dict(method="GET", url=f"{base}/api/v1/documents",
-                                                  headers={**foreign, **auth})),
-        ("foreign extension preflight", dict(method="OPTIONS", url=f"{base}/api/v1/check",
-                                             headers={**foreign, "Access-Control-Request-Method": "POST"})),
-        ("foreign extension pairs", dict(method="POST", url=f"{base}/api/v1/pair", json={"code": code},
-                                         headers=foreign)),
-        ("look-alike origin", dict(method="GET", url=f"{base}/api/v1/documents",
-                                   headers={"Origin": OWN + ".evil.example", **auth})),
+        (
+            "DNS rebinding with the token",
+            dict(method="GET", url=f"{base}/api/v1/documents", headers={"Host": f"evil.example:{port}", **auth}),
+        ),
+        (
+            "DNS rebinding health",
+            dict(method="GET", url=f"{base}/api/v1/health", headers={"Host": f"rebind.evil.example:{port}"}),
+        ),
+        (
+            "foreign extension with the token",
+            dict(method="GET", url=f"{base}/api/v1/documents", headers={**foreign, **auth}),
+        ),
+        (
+            "foreign extension preflight",
+            dict(
+                method="OPTIONS",
+                url=f"{base}/api/v1/check",
+                headers={**foreign, "Access-Control-Request-Method": "POST"},
+            ),
+        ),
+        (
+            "foreign extension pairs",
+            dict(method="POST", url=f"{base}/api/v1/pair", json={"code": code}, headers=foreign),
+        ),
+        (
+            "look-alike origin",
+            dict(method="GET", url=f"{base}/api/v1/documents", headers={"Origin": OWN + ".evil.example", **auth}),
+        ),
     ]
 
 
@@ -90,8 +116,8 @@ def test_this_extension_and_the_ones_the_user_adds_are_answered_with_cors(server
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 def test_the_token_and_the_index_folder_are_the_users_alone(tmp_path):
-    from sourcecheck.library import Library
     from sourcecheck.embeddings import HashEmbedding
+    from sourcecheck.library import Library
     from sourcecheck.security import load_token
 
     index = tmp_path / "index"

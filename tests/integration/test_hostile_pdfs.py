@@ -3,7 +3,6 @@ to such a passage stays not supported."""
 
 import pymupdf
 import pytest
-
 from sourcecheck.check import CheckOptions, check_text, collect
 from sourcecheck.config import load_settings
 from sourcecheck.embeddings import HashEmbedding

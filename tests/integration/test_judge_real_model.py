@@ -2,17 +2,18 @@
 are told apart without generating text, and the critique written afterwards fits the label."""
 
 import pytest
-
+from sourcecheck.calibration import load_head
 from sourcecheck.config import load_settings
 from sourcecheck.evidence import Evidence
-from sourcecheck.calibration import load_head
 from sourcecheck.judge import Judge
 from sourcecheck.llm import load_model
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
-PAGE = ("To train FAVA we generated a total of 35,074 training instances with GPT-4 and ChatGPT. "
-        "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data.")
+PAGE = (
+    "To train FAVA we generated a total of 35,074 training instances with GPT-4 and ChatGPT. "
+    "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data."
+)
 
 
 def evidence():
@@ -34,6 +35,7 @@ def test_scores_tell_supported_contradicted_and_unsupported_apart(real_model_pat
     assert found["error_type"] == "entity" and "350,000" in found["critique"] and "35,074" in found["critique"]
     # the correction is scored against the page by the real model before it is shown
     assert found["revised"] == "FAVA was trained on 35,074 training instances."
-    made_up = judge.explain("The FAVA authors also released a mobile app for checking news articles.", evidence(),
-                            invented)
+    made_up = judge.explain(
+        "The FAVA authors also released a mobile app for checking news articles.", evidence(), invented
+    )
     assert made_up["error_type"] in {"invented", "unverifiable", "subjective"} and made_up["critique"]

@@ -1,7 +1,6 @@
 """A persistent Chroma library with the real embedding model and real multi-page PDFs, closed and reopened."""
 
 import pytest
-
 from sourcecheck.embeddings import MiniLMEmbedding
 from sourcecheck.library import Library
 
@@ -41,9 +40,11 @@ def test_semantic_search_finds_paraphrases(tmp_path, fava_pdf, bridge_pdf):
         doc, _ = lib.add_pdf(pdf.read_bytes(), pdf.name)
         docs.append(lib.ingest(doc["id"])["id"])
     # Queries that share no content word with their page: only the embedding can find it, among five pages.
-    for query, (doc, page) in (("When did cars first drive across it?", (docs[1], 1)),
-                               ("Which hue was picked so that ships can see it in mist?", (docs[1], 2)),
-                               ("How much better did the detector score than OpenAI's chatbot?", (docs[0], 3))):
+    for query, (doc, page) in (
+        ("When did cars first drive across it?", (docs[1], 1)),
+        ("Which hue was picked so that ships can see it in mist?", (docs[1], 2)),
+        ("How much better did the detector score than OpenAI's chatbot?", (docs[0], 3)),
+    ):
         hits = lib.search(query, k=5)
         assert (hits[0].document_id, hits[0].page) == (doc, page), query
         right = max(h.similarity for h in hits if (h.document_id, h.page) == (doc, page))

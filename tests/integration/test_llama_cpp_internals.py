@@ -12,23 +12,29 @@ repeated prompt) exactly, and a one-batch pass within that noise.
 
 import numpy as np
 import pytest
-from support import require_model
-
 from sourcecheck.llm.llama_cpp import LlamaCppModel
+from support import require_model
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
-PAGE = ("To train FAVA we generated a total of 35,074 training instances with GPT-4 and ChatGPT, inserting "
-        "errors of six types into passages from Wikipedia. The editor model was fine-tuned from Llama2-Chat 7B "
-        "on the synthetic data. On the FAVABench test set it improves over ChatGPT by 9.3 points of F1.")
+PAGE = (
+    "To train FAVA we generated a total of 35,074 training instances with GPT-4 and ChatGPT, inserting "
+    "errors of six types into passages from Wikipedia. The editor model was fine-tuned from Llama2-Chat 7B "
+    "on the synthetic data. On the FAVABench test set it improves over ChatGPT by 9.3 points of F1."
+)
 CLAIM_A = "FAVA was trained on 35,074 training instances."
 CLAIM_B = "FAVA was trained on 350,000 training instances generated with GPT-4 and ChatGPT by its authors."
 
 
 def messages(sources, claim):
-    return [{"role": "system", "content": "You check claims against source excerpts."},
-            {"role": "user", "content": f"Source excerpts:\n{sources}\n\nClaim: {claim}\n\nIs the claim supported by "
-                                        "the source excerpts? Answer with one word: Yes or No."}]
+    return [
+        {"role": "system", "content": "You check claims against source excerpts."},
+        {
+            "role": "user",
+            "content": f"Source excerpts:\n{sources}\n\nClaim: {claim}\n\nIs the claim supported by "
+            "the source excerpts? Answer with one word: Yes or No.",
+        },
+    ]
 
 
 def shared_prefix(a, b):
@@ -167,8 +173,10 @@ def test_a_check_interrupted_by_another_resumes_its_context(model, prompts, eval
     import threading
 
     a, b, shared, n_b = prompts
-    other = messages("[1] bridge.pdf p. 1: " + "The Golden Gate Bridge opened in 1937 and is painted orange. " * 12,
-                     "The bridge opened in 1937.")
+    other = messages(
+        "[1] bridge.pdf p. 1: " + "The Golden Gate Bridge opened in 1937 and is painted orange. " * 12,
+        "The bridge opened in 1937.",
+    )
 
     def in_thread(msgs):
         out = []
@@ -180,8 +188,8 @@ def test_a_check_interrupted_by_another_resumes_its_context(model, prompts, eval
     model.forget()
     cold = in_thread(b)[0]
     model.forget()
-    p_yes(model, a)          # check 1 (this thread) reads its evidence
-    in_thread(other)         # check 2 takes a turn
+    p_yes(model, a)  # check 1 (this thread) reads its evidence
+    in_thread(other)  # check 2 takes a turn
     assert len(model._kept) == 1
     evaluated.clear()
     resumed, _ = p_yes(model, b)  # check 1 again: its context is put back
@@ -191,5 +199,5 @@ def test_a_check_interrupted_by_another_resumes_its_context(model, prompts, eval
 
     model.forget()
     p_yes(model, a)
-    p_yes(model, other)      # the same thread: nothing to come back for
+    p_yes(model, other)  # the same thread: nothing to come back for
     assert not model._kept

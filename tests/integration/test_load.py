@@ -8,24 +8,27 @@ import time
 
 import httpx
 import pytest
+from pdfs import BRIDGE_PAGES, make_pdf
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
-from pdfs import BRIDGE_PAGES, make_pdf
 
 pytestmark = pytest.mark.integration
 TOKEN = "load-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 CHECKS = 20
-TEXT = ("The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long. "
-        "The bridge was painted by robots.")
+TEXT = (
+    "The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long. "
+    "The bridge was painted by robots."
+)
 
 
 @pytest.fixture
 def server(index_dir):
     port = free_port()
     env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN, FAKE_DELAY=0.3)
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_for(f"http://127.0.0.1:{port}/api/v1/health", proc)
         yield f"http://127.0.0.1:{port}/api/v1"
@@ -103,16 +106,18 @@ def test_a_check_whose_client_disconnects_stops_within_one_sentence(index_dir, b
     (one critique later), not after the five critiques still to come."""
     port = free_port()
     env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, TOKEN=TOKEN, FAKE_DELAY=1.0)
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     lines = []
     threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")), daemon=True).start()
     try:
         api = f"http://127.0.0.1:{port}/api/v1"
         wait_for(f"{api}/health", proc)
         upload_ready(api, bridge_pdf)
-        text = " ".join(f"The bridge was painted by {n} robots from Mars." for n in
-                        ("two", "three", "four", "five", "six", "seven"))
+        text = " ".join(
+            f"The bridge was painted by {n} robots from Mars." for n in ("two", "three", "four", "five", "six", "seven")
+        )
         with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=AUTH, timeout=60) as resp:
             events = resp.iter_lines()
             assert json.loads(next(events))["type"] == "sentences"

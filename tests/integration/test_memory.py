@@ -12,7 +12,6 @@ import gc
 import random
 
 import pytest
-
 from pdfs import make_pdf
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
@@ -36,8 +35,9 @@ def _rss_mb():
 def _pages(n, words=380, seed=25):
     """Varied text (distinct words, so the chunks' vectors differ), about `words` words a page."""
     rnd = random.Random(seed)
-    vocabulary = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 8)))
-                  for _ in range(5000)]
+    vocabulary = [
+        "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 8))) for _ in range(5000)
+    ]
     pages = []
     for _ in range(n):
         sentences, count = [], 0
@@ -68,8 +68,10 @@ def test_delete_and_reingest_keeps_memory_bounded(tmp_path):
     assert doc["chunks"] >= 1400  # the PDF's text all went in: large enough for the growth to show
     assert library.counts() == {"documents": 0, "chunks": 0}
     growth = rss[-1] - rss[4]
-    assert growth < GROWTH_MB, (f"RSS grew {growth:.1f} MB from cycle 5 to cycle {CYCLES} ({doc['chunks']:,} chunks "
-                                f"a cycle); RSS after each cycle: {[round(r) for r in rss]}")
+    assert growth < GROWTH_MB, (
+        f"RSS grew {growth:.1f} MB from cycle 5 to cycle {CYCLES} ({doc['chunks']:,} chunks "
+        f"a cycle); RSS after each cycle: {[round(r) for r in rss]}"
+    )
 
     # after the rebuilds: what was deleted stays deleted, what is added again is found
     doc, _ = library.add_pdf(pdf, "big.pdf")

@@ -5,13 +5,13 @@ the model whole, and its answer comes back as log-probabilities."""
 import subprocess
 
 import pytest
-
-from integration.conftest import PYTHON, free_port, stop, wait_for
-from integration.test_model_pull import smollm2_path
 from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm.llama_cpp import LlamaCppModel
 from sourcecheck.llm.openai_compat import OpenAIModel
+
+from integration.conftest import PYTHON, free_port, stop, wait_for
+from integration.test_model_pull import smollm2_path
 
 pytestmark = pytest.mark.integration
 
@@ -23,9 +23,29 @@ CLAIM = "The main span is 1,280 meters long."
 def smol_server(tmp_path_factory):
     port = free_port()
     log = open(tmp_path_factory.mktemp("smol") / "server.log", "w+")
-    proc = subprocess.Popen([PYTHON, "-m", "llama_cpp.server", "--model", str(smollm2_path()), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "1024", "--n_threads", "2", "--n_threads_batch", "2",
-                             "--model_alias", "smol"], stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            PYTHON,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(smollm2_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "1024",
+            "--n_threads",
+            "2",
+            "--n_threads_batch",
+            "2",
+            "--model_alias",
+            "smol",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         wait_for(f"http://127.0.0.1:{port}/v1/models", proc)
         yield f"http://127.0.0.1:{port}/v1"

@@ -1,7 +1,6 @@
 """A missing or damaged GGUF is a clear error that says how to install the model."""
 
 import pytest
-
 from sourcecheck.errors import ModelError
 from sourcecheck.llm import catalog
 from sourcecheck.llm.llama_cpp import LlamaCppModel
@@ -28,8 +27,12 @@ def test_missing_gguf_is_model_missing(tmp_path):
 
 
 def test_catalog_check_detects_truncated_and_wrong_files(tmp_path):
-    entry = {"name": "tiny", "file": "tiny.gguf", "size": 5,
-             "sha256": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}  # sha256("hello")
+    entry = {
+        "name": "tiny",
+        "file": "tiny.gguf",
+        "size": 5,
+        "sha256": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+    }  # sha256("hello")
     assert catalog.check_file(entry, tmp_path) == "missing"
     (tmp_path / "tiny.gguf").write_bytes(b"hell")
     assert catalog.check_file(entry, tmp_path) == "corrupt"

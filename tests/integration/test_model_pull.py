@@ -10,7 +10,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from sourcecheck import cli
 from sourcecheck.errors import ModelError
 from sourcecheck.llm import catalog
@@ -59,7 +58,7 @@ def server(gguf):
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             if Handler.cut_after is not None:
-                body = body[:Handler.cut_after]
+                body = body[: Handler.cut_after]
             Handler.seen.append({"range": asked, "sent": len(body)})  # before: a client may hang up mid-body
             self.wfile.write(body)
             if Handler.cut_after is not None:
@@ -78,8 +77,15 @@ def server(gguf):
 
 
 def entry_for(gguf, url, sha256=None):
-    return {"name": "smollm2-135m", "runs": "llama_cpp", "profile": "verify", "file": "smollm2-135m.gguf",
-            "size": len(gguf["data"]), "sha256": sha256 or gguf["sha256"], "url": url}
+    return {
+        "name": "smollm2-135m",
+        "runs": "llama_cpp",
+        "profile": "verify",
+        "file": "smollm2-135m.gguf",
+        "size": len(gguf["data"]),
+        "sha256": sha256 or gguf["sha256"],
+        "url": url,
+    }
 
 
 def test_a_whole_pull_gives_a_verified_file_llama_cpp_loads(gguf, server, tmp_path):
@@ -126,8 +132,9 @@ def test_a_server_that_ignores_range_makes_the_pull_start_over(gguf, server, tmp
     assert catalog.check_file(entry_for(gguf, url), tmp_path) == "ok"
 
 
-def test_the_cli_pulls_by_catalog_name_and_reports_a_cut_in_the_error_shape(gguf, server, tmp_path, monkeypatch,
-                                                                            capsys):
+def test_the_cli_pulls_by_catalog_name_and_reports_a_cut_in_the_error_shape(
+    gguf, server, tmp_path, monkeypatch, capsys
+):
     handler, url = server
     own = tmp_path / "catalog.json"
     own.write_text(json.dumps([entry_for(gguf, url)]))
@@ -135,7 +142,9 @@ def test_the_cli_pulls_by_catalog_name_and_reports_a_cut_in_the_error_shape(gguf
     monkeypatch.setenv("SOURCECHECK_MODELS_DIR", str(tmp_path / "models"))
     handler.cut_after = 1 << 20
     assert cli.main(["models", "pull", "smollm2-135m"]) == 1
-    assert "error (model_download_failed): The download of smollm2-135m stopped at 1 of 98 MB" in capsys.readouterr().err
+    assert (
+        "error (model_download_failed): The download of smollm2-135m stopped at 1 of 98 MB" in capsys.readouterr().err
+    )
     handler.cut_after = None
     assert cli.main(["models", "pull", "smollm2-135m"]) == 0
     assert "smollm2-135m: downloaded and verified" in capsys.readouterr().out

@@ -9,7 +9,7 @@ from integration.conftest import PYTHON, sourcecheck_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
-GUARD = r'''
+GUARD = r"""
 import json, socket, sys
 attempts = []
 _connect, _getaddrinfo = socket.socket.connect, socket.getaddrinfo
@@ -35,15 +35,20 @@ socket.socket.connect, socket.getaddrinfo = connect, getaddrinfo
 from sourcecheck.cli import main
 codes = [main(["ingest", sys.argv[1]]), main(["check", "--json", sys.argv[2]])]
 print("GUARD " + json.dumps({"attempts": attempts, "codes": codes}))
-'''
+"""
 
 
 def test_ingest_and_check_stay_on_this_machine(index_dir, bridge_pdf, real_model_path):
     env = sourcecheck_env(index_dir)
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         env.pop(name, None)  # the code must go offline by itself
-    out = subprocess.run([PYTHON, "-c", GUARD, str(bridge_pdf), "The bridge is painted International Orange."],
-                         env=env, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [PYTHON, "-c", GUARD, str(bridge_pdf), "The bridge is painted International Orange."],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     report = json.loads(out.stdout.split("GUARD ")[-1])
     assert report == {"attempts": [], "codes": [0, 0]}, out.stderr[-2000:]
     assert '"label": "supported"' in out.stdout

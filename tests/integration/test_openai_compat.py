@@ -6,12 +6,12 @@ import threading
 import time
 
 import pytest
-
-from integration.conftest import PYTHON, free_port, stop, wait_for
 from sourcecheck.errors import ModelError
 from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm.openai_compat import OpenAIModel
+
+from integration.conftest import PYTHON, free_port, stop, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -22,10 +22,29 @@ SPAN = [Evidence("d", "bridge.pdf", 1, "q", "Its main span is 1,280 meters long.
 def llama_server(real_model_path_module, tmp_path_factory):
     port = free_port()
     log = open(tmp_path_factory.mktemp("llama") / "server.log", "w+")  # a pipe nobody reads would fill and block
-    proc = subprocess.Popen([PYTHON, "-m", "llama_cpp.server", "--model", str(real_model_path_module),
-                             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
-                             "--n_threads", "2", "--n_threads_batch", "2", "--model_alias", "qwen"],
-                            stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            PYTHON,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(real_model_path_module),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--n_threads",
+            "2",
+            "--n_threads_batch",
+            "2",
+            "--model_alias",
+            "qwen",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         wait_for(f"http://127.0.0.1:{port}/v1/models", proc)
         yield f"http://127.0.0.1:{port}/v1"
@@ -43,8 +62,10 @@ def real_model_path_module(request):
 @pytest.mark.model
 def test_judge_through_llama_cpp_server(llama_server):
     judge = Judge(OpenAIModel(llama_server, "qwen", timeout=600), calibration={"a": 1.0, "b": 0.0})
-    (right, state), (wrong, _) = (judge.p_yes("The main span is 1,280 meters long.", SPAN),
-                                  judge.p_yes("The main span is 2,000 meters long.", SPAN))
+    (right, state), (wrong, _) = (
+        judge.p_yes("The main span is 1,280 meters long.", SPAN),
+        judge.p_yes("The main span is 2,000 meters long.", SPAN),
+    )
     assert right > 0.5 > wrong and state is None  # an API gives no hidden state
     found = judge.critique("The main span is 2,000 meters long.", SPAN)
     assert found["critique"] and found["error_type"]
@@ -92,8 +113,9 @@ def test_slow_server_times_out():
         server.shutdown()
 
 
-@pytest.mark.parametrize("body, content_type", [("<html>hello</html>", "text/html"), ('{"nothing": 1}',
-                                                                                      "application/json")])
+@pytest.mark.parametrize(
+    "body, content_type", [("<html>hello</html>", "text/html"), ('{"nothing": 1}', "application/json")]
+)
 def test_garbage_is_a_clear_error(body, content_type):
     server, _, url = serve(body, content_type=content_type)
     try:
@@ -116,12 +138,15 @@ def test_http_error_status_is_reported():
 
 def test_custom_server_never_gets_the_openai_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-for-openai-only")
-    reply = '{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,' \
-            '"message":{"role":"assistant","content":"Yes"},"finish_reason":"stop"}]}'
+    reply = (
+        '{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,'
+        '"message":{"role":"assistant","content":"Yes"},"finish_reason":"stop"}]}'
+    )
     server, handler, url = serve(reply)
     try:
-        probs, text, state = OpenAIModel(url, "m").choose([{"role": "user", "content": "hi"}], ("Yes", "No"),
-                                                          state=True)
+        probs, text, state = OpenAIModel(url, "m").choose(
+            [{"role": "user", "content": "hi"}], ("Yes", "No"), state=True
+        )
         assert probs is None and text == "Yes"  # no logprobs in the reply: the caller parses the text
         assert state is None  # an API has no hidden state, even when asked
         assert "sk-secret-for-openai-only" not in str(handler.seen[-1])

@@ -4,7 +4,6 @@ sentences reach the server several at once, and the stream keeps the documented 
 import json
 
 import pytest
-
 from sourcecheck.eval.parallel import StubJudge, run_check, stub_library, stub_pdf
 from sourcecheck.services import get_services
 from support import make_client
@@ -26,9 +25,9 @@ def documented_order(events):
     sentence order; then, after all of them, the critique of each one not final, same index, final; summary last."""
     kinds = [e["type"] for e in events]
     checkable = [s["index"] for s in events[0]["sentences"] if s["checkable"]]
-    first = events[1:1 + len(checkable)]
+    first = events[1 : 1 + len(checkable)]
     pending = [e["index"] for e in first if not e["final"]]
-    later = events[1 + len(checkable):-1]
+    later = events[1 + len(checkable) : -1]
     problems = []
     if kinds[0] != "sentences" or kinds[-1] != "summary" or set(kinds[1:-1]) != {"verdict"}:
         problems.append(f"kinds {kinds}")
@@ -56,8 +55,9 @@ def test_sentences_reach_the_server_at_once_and_come_back_in_order(stub, tmp_pat
 def test_the_server_streams_a_check_judged_at_once(stub, settings, tmp_path):
     from sourcecheck.app import create_app
 
-    app = create_app({**settings, "BACKEND": "openai", "OPENAI_BASE_URL": stub.url, "MODEL": "stub",
-                      "JUDGE_CONCURRENCY": 3})
+    app = create_app(
+        {**settings, "BACKEND": "openai", "OPENAI_BASE_URL": stub.url, "MODEL": "stub", "JUDGE_CONCURRENCY": 3}
+    )
     client = make_client(app)
     pdf = stub_pdf(tmp_path)
     client.post("/api/v1/documents", data={"file": (pdf.open("rb"), pdf.name)}, content_type="multipart/form-data")

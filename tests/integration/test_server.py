@@ -19,8 +19,9 @@ EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the manife
 def server(index_dir):
     port = free_port()
     env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port)
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         code = re.search(r"Pairing code: (\d{3}-\d{3})", proc.stdout.readline()).group(1)
         assert proc.stdout.readline().strip() == f"Serving on http://127.0.0.1:{port}"
@@ -58,7 +59,10 @@ def test_pair_upload_and_stream_a_check(server, fava_pdf, bridge_pdf):
     assert [s["checkable"] for s in events[0]["sentences"]] == [False, True, True]
     # the contradicted sentence comes twice: as soon as it is scored, then with its critique
     assert [(e["index"], e["label"], e["final"]) for e in events[1:4]] == [
-        (1, "supported", True), (2, "contradicted", False), (2, "contradicted", True)]
+        (1, "supported", True),
+        (2, "contradicted", False),
+        (2, "contradicted", True),
+    ]
     assert events[3]["critique"] and events[3]["error_type"] == "entity"
 
 
@@ -74,8 +78,13 @@ def test_foreign_host_and_web_origin_are_refused(server):
 
 def test_pair_command_issues_a_code_the_running_server_accepts(server, index_dir):
     base, _, port = server
-    out = subprocess.run([PYTHON, "-m", "sourcecheck", "pair"], env=sourcecheck_env(index_dir), capture_output=True,
-                         text=True, timeout=60)
+    out = subprocess.run(
+        [PYTHON, "-m", "sourcecheck", "pair"],
+        env=sourcecheck_env(index_dir),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     code = re.search(r"(\d{3}-\d{3})", out.stdout).group(1)
     assert httpx.post(f"{base}/api/v1/pair", json={"code": code}).status_code == 200
 
@@ -84,10 +93,10 @@ def test_each_verdict_reaches_the_client_when_it_is_known_and_sigterm_stops_clea
     """The production server (waitress) streams unbuffered: a verdict arrives before the critiques after it are
     written (each takes FAKE_DELAY). SIGTERM ends the process with exit code 0 and says so."""
     port = free_port()
-    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, FAKE_DELAY=1.5,
-                          TOKEN="t0ken")
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, FAKE_DELAY=1.5, TOKEN="t0ken")
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         proc.stdout.readline(), proc.stdout.readline()
         api = f"http://127.0.0.1:{port}/api/v1"
@@ -121,8 +130,9 @@ def test_sigterm_during_a_streaming_check_stops_at_once_and_cleanly(index_dir, f
     port = free_port()
     env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port, FAKE_DELAY=8, TOKEN="t0ken")
     api, auth = f"http://127.0.0.1:{port}/api/v1", {"Authorization": "Bearer t0ken"}
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         wait_for(f"{api}/health", proc)
         files = [("file", (fava_pdf.name, fava_pdf.read_bytes(), "application/pdf"))]
@@ -148,8 +158,9 @@ def test_sigterm_during_a_streaming_check_stops_at_once_and_cleanly(index_dir, f
         assert not any(e.get("type") == "summary" for e in events)
     finally:
         stop(proc)
-    proc = subprocess.Popen([PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_for(f"{api}/health", proc)
         listed = httpx.get(f"{api}/documents", headers=auth).json()["documents"]

@@ -1,18 +1,18 @@
 import json
 
 import pytest
-
-from support import make_client
 from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.app import create_app
 from sourcecheck.services import get_services
+from support import make_client
 
 EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the manifest key fixes
 
 
 def upload(client, *paths):
-    return client.post("/api/v1/documents", data={"file": [(open(p, "rb"), p.name) for p in paths]},
-                       content_type="multipart/form-data")
+    return client.post(
+        "/api/v1/documents", data={"file": [(open(p, "rb"), p.name) for p in paths]}, content_type="multipart/form-data"
+    )
 
 
 def ready_library(client, app, *paths):
@@ -52,13 +52,15 @@ def test_foreign_host_is_refused(app, host):
 
 def test_web_origins_are_refused_and_extension_origins_get_cors(client):
     assert_error(client.get("/api/v1/health", headers={"Origin": "https://chatgpt.com"}), 403, "origin_not_allowed")
-    assert_error(client.post("/api/v1/check", json={"text": "x"}, headers={"Origin": "null"}), 403,
-                 "origin_not_allowed")
+    assert_error(
+        client.post("/api/v1/check", json={"text": "x"}, headers={"Origin": "null"}), 403, "origin_not_allowed"
+    )
     resp = client.get("/api/v1/health", headers={"Origin": EXT})
     assert resp.headers["Access-Control-Allow-Origin"] == EXT
     assert "Access-Control-Allow-Origin" not in client.get("/api/v1/health").headers
-    pre = client.options("/api/v1/check", headers={"Origin": EXT, "Access-Control-Request-Method": "POST",
-                                                   "Authorization": ""})
+    pre = client.options(
+        "/api/v1/check", headers={"Origin": EXT, "Access-Control-Request-Method": "POST", "Authorization": ""}
+    )
     assert pre.status_code == 200 and "Authorization" in pre.headers["Access-Control-Allow-Headers"]
 
 
@@ -86,8 +88,9 @@ def test_a_pairing_code_typed_without_its_dash_pairs(settings):
     settings = {**settings, "TOKEN": ""}
     c = make_client(create_app(settings), token=None)
     code = new_pairing_code(settings)
-    assert_error(c.post("/api/v1/pair", json={"code": "999999" if code != "999-999" else "111111"}), 403,
-                 "bad_pairing_code")
+    assert_error(
+        c.post("/api/v1/pair", json={"code": "999999" if code != "999-999" else "111111"}), 403, "bad_pairing_code"
+    )
     assert c.post("/api/v1/pair", json={"code": " " + code.replace("-", "") + " "}).status_code == 200
 
 
@@ -95,8 +98,11 @@ def test_framework_errors_use_the_one_shape(client, settings):
     assert_error(client.get("/api/v1/nope"), 404, "not_found")
     assert_error(client.put("/api/v1/documents"), 405, "method_not_allowed")
     small = make_client(create_app({**settings, "MAX_UPLOAD_MB": 1}))
-    resp = small.post("/api/v1/documents", data={"file": [(__import__("io").BytesIO(b"%PDF-" + b"0" * 2_000_000),
-                                                            "big.pdf")]}, content_type="multipart/form-data")
+    resp = small.post(
+        "/api/v1/documents",
+        data={"file": [(__import__("io").BytesIO(b"%PDF-" + b"0" * 2_000_000), "big.pdf")]},
+        content_type="multipart/form-data",
+    )
     assert_error(resp, 413, "too_large")
 
 
@@ -141,20 +147,27 @@ def test_check_streams_ndjson_in_order(client, app, fava_pdf, bridge_pdf):
     events = [json.loads(line) for line in resp.data.decode().splitlines()]
     assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "verdict", "summary"]
     assert [(e["index"], e["label"], e["final"]) for e in events[1:4]] == [
-        (1, "supported", True), (2, "contradicted", False), (2, "contradicted", True)]
+        (1, "supported", True),
+        (2, "contradicted", False),
+        (2, "contradicted", True),
+    ]
     assert events[2]["critique"] is None and events[3]["critique"] and events[3]["error_type"] == "entity"
     assert events[1]["evidence"][0]["page"] == 1 and events[1]["evidence"][0]["filename"] == "bridge.pdf"
 
 
 def test_check_as_one_json_object(client, app, bridge_pdf):
     ready_library(client, app, bridge_pdf)
-    resp = client.post("/api/v1/check", json={"text": "The bridge is painted International Orange."},
-                       headers={"Accept": "application/json"})
+    resp = client.post(
+        "/api/v1/check",
+        json={"text": "The bridge is painted International Orange."},
+        headers={"Accept": "application/json"},
+    )
     body = resp.get_json()
     assert body["ok"] and len(body["sentences"]) == 1 and body["verdicts"][0]["label"] == "supported"
     assert "type" not in body["verdicts"][0] and body["summary"]["counts"]["supported"] == 1
-    resp = client.post("/api/v1/check", json={"text": "Its main span is 2,000 meters long."},
-                       headers={"Accept": "application/json"})
+    resp = client.post(
+        "/api/v1/check", json={"text": "Its main span is 2,000 meters long."}, headers={"Accept": "application/json"}
+    )
     (verdict,) = resp.get_json()["verdicts"]  # the scored and the final event merged: the final one
     assert verdict["label"] == "contradicted" and verdict["final"] and verdict["critique"]
 
@@ -166,16 +179,33 @@ def test_check_errors(client, app, bridge_pdf):
     assert_error(client.post("/api/v1/check", json={"text": "a" * 20001}), 413, "text_too_long")
     assert_error(client.post("/api/v1/check", data="not json", content_type="text/plain"), 400, "bad_request")
     assert_error(client.post("/api/v1/check", json={"text": 5}), 400, "bad_request")
-    assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.", "documents": "x"}), 400,
-                 "bad_request")
-    assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.", "documents": ["d_x"]}), 404,
-                 "document_not_found")
-    for options in ({"sensitivity": "paranoid"}, {"sensitivity": 3}, {"sensitivity": ["strict"]}, {"sensitivity": {}},
-                    {"revise": "false"}, {"decompose": 1}, {"revise": [True]}):
-        assert_error(client.post("/api/v1/check", json={"text": "The bridge is orange.", "options": options}), 422,
-                     "invalid_option")
-    ok = client.post("/api/v1/check", json={"text": "The bridge is orange.", "options": {"sensitivity": "strict"}},
-                     headers={"Accept": "application/json"})
+    assert_error(
+        client.post("/api/v1/check", json={"text": "The bridge is orange.", "documents": "x"}), 400, "bad_request"
+    )
+    assert_error(
+        client.post("/api/v1/check", json={"text": "The bridge is orange.", "documents": ["d_x"]}),
+        404,
+        "document_not_found",
+    )
+    for options in (
+        {"sensitivity": "paranoid"},
+        {"sensitivity": 3},
+        {"sensitivity": ["strict"]},
+        {"sensitivity": {}},
+        {"revise": "false"},
+        {"decompose": 1},
+        {"revise": [True]},
+    ):
+        assert_error(
+            client.post("/api/v1/check", json={"text": "The bridge is orange.", "options": options}),
+            422,
+            "invalid_option",
+        )
+    ok = client.post(
+        "/api/v1/check",
+        json={"text": "The bridge is orange.", "options": {"sensitivity": "strict"}},
+        headers={"Accept": "application/json"},
+    )
     assert ok.status_code == 200 and len(ok.get_json()["verdicts"]) == 1  # a known sensitivity is taken
 
 
@@ -290,13 +320,14 @@ def test_a_foreign_origin_cannot_lock_the_owner_out_of_pairing(settings):
     assert_error(c.post("/api/v1/pair", json={"code": "000-000"}, headers=foreign), 429, "rate_limited")
     for i in range(PAIR_ATTEMPTS_UNPINNED):  # a new origin for each guess: the shared limit of unpinned origins
         c.post("/api/v1/pair", json={"code": "000-000"}, headers={"Origin": f"moz-extension://{i:08d}-rotating"})
-    assert_error(c.post("/api/v1/pair", json={"code": "000-000"}, headers={"Origin": "moz-extension://new"}), 429,
-                 "rate_limited")
+    assert_error(
+        c.post("/api/v1/pair", json={"code": "000-000"}, headers={"Origin": "moz-extension://new"}), 429, "rate_limited"
+    )
     resp = c.post("/api/v1/pair", json={"code": new_pairing_code(settings)}, headers={"Origin": EXT})
     assert resp.status_code == 200 and resp.get_json()["token"]
 
 
-@pytest.mark.parametrize("content", ["", "{\"code\": \"123-", "[1, 2]", "{\"code\": 5, \"expires\": null}"])
+@pytest.mark.parametrize("content", ["", '{"code": "123-', "[1, 2]", '{"code": 5, "expires": null}'])
 def test_a_broken_pairing_file_is_no_code_and_a_fresh_one_works(settings, content):
     from pathlib import Path
 

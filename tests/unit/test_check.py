@@ -1,17 +1,18 @@
 import math
 
 import pytest
-
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.evidence import ALIGNED_WORDS
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, TextTooLong
+from sourcecheck.evidence import ALIGNED_WORDS
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
 
-TEXT = ("Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
-        "- Its main span is 2,000 meters long.\n- The bridge was the first one painted by robots.\nAnything else?")
+TEXT = (
+    "Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
+    "- Its main span is 2,000 meters long.\n- The bridge was the first one painted by robots.\nAnything else?"
+)
 
 
 @pytest.fixture
@@ -34,11 +35,15 @@ def test_events_come_in_order_with_labels_evidence_and_summary(library):
     sentences = events[0]["sentences"]
     assert [s["checkable"] for s in sentences] == [False, True, True, True, False]
     for s in sentences:
-        assert TEXT[s["start"]:s["end"]] == s["text"]
+        assert TEXT[s["start"] : s["end"]] == s["text"]
     # Every sentence is scored first; then the two that are not supported come again with their critiques.
     assert [(e["index"], e["label"], e["final"]) for e in events[1:6]] == [
-        (1, "supported", True), (2, "contradicted", False), (3, "unsupported", False),
-        (2, "contradicted", True), (3, "unsupported", True)]
+        (1, "supported", True),
+        (2, "contradicted", False),
+        (3, "unsupported", False),
+        (2, "contradicted", True),
+        (3, "unsupported", True),
+    ]
     assert all(e["critique"] is None and e["error_type"] is None for e in events[2:4])
     kinds = [kind for kind, _ in model.history]
     assert kinds[:3] == ["choose"] * 3  # 3 P(Yes), no text before the verdicts
@@ -50,9 +55,13 @@ def test_events_come_in_order_with_labels_evidence_and_summary(library):
     assert span["label"] == "contradicted" and span["error_type"] == "entity"
     assert span["revised"] == "Its main span is 1,280 meters long."
     assert span["critique"].startswith("The sentence says 2,000; bridge.pdf, page 1 says 1,280")
-    assert span["conflict"] == {"kind": "number", "claim_value": "2,000", "source_value": "1,280",
-                                "quote": "Its main span is 1,280 meters long, and for 27 years it was the longest "
-                                         "suspension bridge span in the world."}
+    assert span["conflict"] == {
+        "kind": "number",
+        "claim_value": "2,000",
+        "source_value": "1,280",
+        "quote": "Its main span is 1,280 meters long, and for 27 years it was the longest "
+        "suspension bridge span in the world.",
+    }
     assert robots["label"] == "unsupported" and robots["error_type"] == "unverifiable"
     top = opened["evidence"][0]
     assert top["filename"] == "bridge.pdf" and top["page"] == 1 and top["stance"] == "supports"
@@ -92,8 +101,7 @@ def test_unknown_document_is_refused(library):
 
 def test_restricting_to_documents_limits_evidence(library):
     fava = next(d for d in library.list() if d["filename"] == "fava.pdf")
-    events = list(check_text("The bridge opened to traffic on May 27, 1937.", library, judge(),
-                             documents=[fava["id"]]))
+    events = list(check_text("The bridge opened to traffic on May 27, 1937.", library, judge(), documents=[fava["id"]]))
     verdict = events[1]
     assert verdict["label"] != "supported"
     assert {e["document_id"] for e in verdict["evidence"]} == {fava["id"]}
@@ -147,8 +155,9 @@ def test_the_sensitivity_changes_which_sentences_are_marked(library):
     for sensitivity in ("relaxed", "balanced", "strict"):
         model = FakeModel()
         model.enqueue({"Yes": 0.6, "No": 0.4})
-        events = list(check_text(text, library, judge(model), options=CheckOptions(sensitivity=sensitivity,
-                                                                                   critique=False)))
+        events = list(
+            check_text(text, library, judge(model), options=CheckOptions(sensitivity=sensitivity, critique=False))
+        )
         labels[sensitivity] = events[1]["label"]
         assert events[1]["p_supported"] == pytest.approx(0.6)  # the card's probability does not move
     assert labels == {"relaxed": "supported", "balanced": "supported", "strict": "unsupported"}
@@ -163,8 +172,9 @@ def test_an_unknown_sensitivity_is_refused_before_any_event(library):
 def test_aligned_prompt_shows_only_the_sentences_that_bear_on_the_claim(library):
     model = FakeModel()
     text = "Its main span is 1,280 meters long."
-    events = list(check_text(text, library, judge(model), options=CheckOptions(prompt_evidence="aligned",
-                                                                               critique=False)))
+    events = list(
+        check_text(text, library, judge(model), options=CheckOptions(prompt_evidence="aligned", critique=False))
+    )
     prompt = next(m[-1]["content"] for kind, m in model.history if kind == "choose")
     sources = prompt[: prompt.index("Claim:")]
     assert "1,280" in sources and len(sources.split()) <= ALIGNED_WORDS + 40  # sentences, not whole passages

@@ -1,7 +1,6 @@
 from pathlib import Path
 
 import pytest
-
 from sourcecheck.config import SETTINGS, load_settings
 from sourcecheck.errors import ConfigError
 

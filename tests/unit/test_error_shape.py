@@ -3,10 +3,9 @@
 import json
 
 import pytest
-
-from support import make_client
 from sourcecheck.app import OPEN_ENDPOINTS
 from sourcecheck.services import get_services
+from support import make_client
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
@@ -80,8 +79,9 @@ def test_an_unexpected_failure_is_an_internal_error_in_the_one_shape(client, app
 
 
 def test_an_unexpected_failure_mid_stream_is_an_error_event(client, app, bridge_pdf):
-    client.post("/api/v1/documents", data={"file": [(open(bridge_pdf, "rb"), "bridge.pdf")]},
-                content_type="multipart/form-data")
+    client.post(
+        "/api/v1/documents", data={"file": [(open(bridge_pdf, "rb"), "bridge.pdf")]}, content_type="multipart/form-data"
+    )
     get_services(app).wait_idle()
     get_services(app).model().enqueue(RuntimeError("the GPU melted"))
     resp = client.post("/api/v1/check", json={"text": "The bridge is painted International Orange."})

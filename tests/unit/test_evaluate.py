@@ -4,7 +4,6 @@ import json
 import math
 
 import pytest
-
 from sourcecheck import cli
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.config import load_settings
@@ -17,10 +16,14 @@ from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.text import split_sentences
 
-SOURCE = ("The Golden Gate Bridge opened to traffic in 1937. Its main span is 1,280 meters long. "
-          "The bridge is painted in a colour called international orange.")
-TEXT = ("Here is a summary: The Golden Gate Bridge opened in 1937. Its main span is 1,280 meters long. "
-        "The bridge was painted purple by Leonardo da Vinci.")
+SOURCE = (
+    "The Golden Gate Bridge opened to traffic in 1937. Its main span is 1,280 meters long. "
+    "The bridge is painted in a colour called international orange."
+)
+TEXT = (
+    "Here is a summary: The Golden Gate Bridge opened in 1937. Its main span is 1,280 meters long. "
+    "The bridge was painted purple by Leonardo da Vinci."
+)
 
 
 STANCE = {"weights": {"overlap": 2.5}, "bias": -1.5}
@@ -31,25 +34,51 @@ def sentence(index, text, label, **extra):
 
 
 RECORDS = [
-    {"id": "s-1", "dataset": "tiny", "sources": [SOURCE], "text": TEXT, "labels": [
-        {"level": "response", "label": "unsupported", "error_types": ["invented"]},
-        sentence(0, "Here is a summary:", "supported"),  # our splitter: not a claim → dropped (not_checked)
-        # one labelled sentence that our splitter cuts in two → scored by the product of both parts
-        sentence(1, "The Golden Gate Bridge opened in 1937. Its main span is 1,280 meters long.", "supported"),
-        sentence(2, "The bridge was painted purple by Leonardo da Vinci.", "unsupported", error_types=["invented"]),
-        sentence(3, "The moon is made of green cheese.", "unsupported"),  # not in the text → not_found
-        sentence(4, "The bridge opened in 1937.", "unknown")]},  # no majority → not scored at all
-    {"id": "p-0-right", "dataset": "tiny", "sources": [SOURCE], "text": "The bridge opened to traffic in 1937.",
-     "labels": [{"level": "response", "label": "supported", "error_types": []}],
-     "meta": {"pair_index": 0, "variant": "right"}},
-    {"id": "p-0-hallucinated", "dataset": "tiny", "sources": [SOURCE],
-     "text": "The bridge opened to traffic in 1950 after a storm.",
-     "labels": [{"level": "response", "label": "unsupported", "error_types": ["entity"]}],
-     "meta": {"pair_index": 0, "variant": "hallucinated"}},
-    {"id": "no-sources", "dataset": "tiny", "sources": [], "text": "Anything at all is here.",
-     "labels": [{"level": "response", "label": "supported", "error_types": []}]},
-    {"id": "unknown-only", "dataset": "tiny", "sources": [SOURCE], "text": "Anything at all is here.",
-     "labels": [{"level": "response", "label": "unknown", "error_types": []}]},
+    {
+        "id": "s-1",
+        "dataset": "tiny",
+        "sources": [SOURCE],
+        "text": TEXT,
+        "labels": [
+            {"level": "response", "label": "unsupported", "error_types": ["invented"]},
+            sentence(0, "Here is a summary:", "supported"),  # our splitter: not a claim → dropped (not_checked)
+            # one labelled sentence that our splitter cuts in two → scored by the product of both parts
+            sentence(1, "The Golden Gate Bridge opened in 1937. Its main span is 1,280 meters long.", "supported"),
+            sentence(2, "The bridge was painted purple by Leonardo da Vinci.", "unsupported", error_types=["invented"]),
+            sentence(3, "The moon is made of green cheese.", "unsupported"),  # not in the text → not_found
+            sentence(4, "The bridge opened in 1937.", "unknown"),
+        ],
+    },  # no majority → not scored at all
+    {
+        "id": "p-0-right",
+        "dataset": "tiny",
+        "sources": [SOURCE],
+        "text": "The bridge opened to traffic in 1937.",
+        "labels": [{"level": "response", "label": "supported", "error_types": []}],
+        "meta": {"pair_index": 0, "variant": "right"},
+    },
+    {
+        "id": "p-0-hallucinated",
+        "dataset": "tiny",
+        "sources": [SOURCE],
+        "text": "The bridge opened to traffic in 1950 after a storm.",
+        "labels": [{"level": "response", "label": "unsupported", "error_types": ["entity"]}],
+        "meta": {"pair_index": 0, "variant": "hallucinated"},
+    },
+    {
+        "id": "no-sources",
+        "dataset": "tiny",
+        "sources": [],
+        "text": "Anything at all is here.",
+        "labels": [{"level": "response", "label": "supported", "error_types": []}],
+    },
+    {
+        "id": "unknown-only",
+        "dataset": "tiny",
+        "sources": [SOURCE],
+        "text": "Anything at all is here.",
+        "labels": [{"level": "response", "label": "unknown", "error_types": []}],
+    },
 ]
 
 
@@ -73,21 +102,23 @@ def run(data, settings, out, model=None, **kw):
     return evaluate([data], settings, out=out, model=model, log=lambda msg: None, **kw), model
 
 
-
 @pytest.fixture(autouse=True)
 def identity_calibration(monkeypatch):
     """The expected numbers below are raw fake scores: keep the shipped calibration.json out of them."""
     monkeypatch.setattr("sourcecheck.judge.load_calibration", lambda: {"a": 1.0, "b": 0.0, "stance": STANCE})
 
+
 def test_alignment_by_text_not_by_index():
     text = "Intro text follows here: The bridge opened in 1937. It is long. The span is 1,280 m and the tower is tall."
     ours = [s.to_dict() for s in split_sentences(text)]
     checked = [{"index": s["index"]} for s in ours if s["checkable"]]
-    golds = ["The tower is tall.",  # out of order and other case: part of one of ours
-             "the bridge  opened\nin 1937.",  # other whitespace
-             "The bridge opened in 1937. It is long.",  # two of ours
-             "The span is 1,280 m.",  # edited: fuzzy match
-             "Not in this text at all, anywhere."]
+    golds = [
+        "The tower is tall.",  # out of order and other case: part of one of ours
+        "the bridge  opened\nin 1937.",  # other whitespace
+        "The bridge opened in 1937. It is long.",  # two of ours
+        "The span is 1,280 m.",  # edited: fuzzy match
+        "Not in this text at all, anywhere.",
+    ]
     spans = locate(golds, text, ours)
     assert text[slice(*spans[0])] == "the tower is tall."
     assert text[slice(*spans[1])] == "The bridge opened in 1937."
@@ -106,14 +137,25 @@ def test_alignment_by_text_not_by_index():
 def test_one_of_our_sentences_can_serve_two_labelled_ones():
     text = "They allow abstraction of resources and help simplify the management of infrastructures."
     ours = [s.to_dict() for s in split_sentences(text)]
-    got = align(["They allow abstraction of resources.", "They help simplify the management of infrastructures."],
-                text, ours, [{"index": 0}])
+    got = align(
+        ["They allow abstraction of resources.", "They help simplify the management of infrastructures."],
+        text,
+        ours,
+        [{"index": 0}],
+    )
     assert got == [([0], None), ([0], None)]
 
 
 def test_select_is_reproducible_keeps_pairs_and_skips_records_without_sources_or_labels():
-    records = [{"id": f"r{i}", "sources": ["s"], "labels": [{"level": "response", "label": "supported"}],
-                "meta": {"pair_index": i // 2}} for i in range(20)]
+    records = [
+        {
+            "id": f"r{i}",
+            "sources": ["s"],
+            "labels": [{"level": "response", "label": "supported"}],
+            "meta": {"pair_index": i // 2},
+        }
+        for i in range(20)
+    ]
     records.append({"id": "nosrc", "sources": [], "labels": [{"level": "response", "label": "supported"}]})
     assert len(select(records)) == 20
     a, b = select(records, 6, seed=1), select(records, 6, seed=1)
@@ -127,8 +169,9 @@ def test_critique_false_scores_without_critique_calls():
     library = Library(None, HashEmbedding())
     library.add_text("bridge", [SOURCE])
     model = FakeModel()
-    events = list(check_text(TEXT, library, Judge(model, calibration={"a": 1.0, "b": 0.0}),
-                             options=CheckOptions(critique=False)))
+    events = list(
+        check_text(TEXT, library, Judge(model, calibration={"a": 1.0, "b": 0.0}), options=CheckOptions(critique=False))
+    )
     verdicts = [e for e in events if e["type"] == "verdict"]
     assert [v["label"] for v in verdicts] == ["supported", "supported", "unsupported"]
     assert verdicts[2]["critique"] is None and verdicts[2]["error_type"] is None
@@ -140,8 +183,14 @@ def test_harness_end_to_end_with_the_fake_model(data, settings, tmp_path):
     report, model = run(data, settings, tmp_path / "out")
     ds = report["datasets"]["tiny"]
     assert ds["records"] == 3  # no-sources and unknown-only are skipped
-    assert ds["alignment"]["sentence"] == {"labelled": 4, "scored": 2, "not_found": 1, "not_checked": 1,
-                                          "split": 1, "merged": 0}
+    assert ds["alignment"]["sentence"] == {
+        "labelled": 4,
+        "scored": 2,
+        "not_found": 1,
+        "not_checked": 1,
+        "split": 1,
+        "merged": 0,
+    }
     # 3 + 1 + 1 checkable sentences, and the swaps of an unsupported one read again (reading.py); no critiques
     kinds = [kind for kind, _ in model.history]
     assert set(kinds) == {"choose"} and len(kinds) >= 5
@@ -179,7 +228,8 @@ def test_second_run_uses_the_cache_and_makes_no_model_calls(data, settings, tmp_
     assert model.history == []
     assert second["datasets"] == first["datasets"] or (
         {k: v for k, v in second["datasets"]["tiny"].items() if k != "timing"}
-        == {k: v for k, v in first["datasets"]["tiny"].items() if k != "timing"})
+        == {k: v for k, v in first["datasets"]["tiny"].items() if k != "timing"}
+    )
     assert second["datasets"]["tiny"]["timing"]["this_run_records"] == 0
 
 
@@ -232,16 +282,22 @@ def test_critiques_can_be_generated_and_the_signals_are_kept(data, settings, tmp
     assert unit["features"]["logit_p"] == pytest.approx(math.log(0.1 / 0.9))
     assert report["datasets"]["tiny"]["sentence"]["balanced_accuracy"] == 1.0
     # the card text is cached with the scores, so what users read can be measured (eval.product critiques)
-    cached = [json.loads(line) for f in (tmp_path / "out" / "cache").glob("*.jsonl") for line in f.read_text().splitlines()]
+    cached = [
+        json.loads(line) for f in (tmp_path / "out" / "cache").glob("*.jsonl") for line in f.read_text().splitlines()
+    ]
     cards = [v for r in cached for v in r["verdicts"] if v["label"] != "supported"]
     assert len(cards) == 2 and all(v["critique"] and v["error_type"] for v in cards)
 
 
 def test_with_critiques_each_cached_raw_score_stays_with_its_own_sentence(settings, tmp_path):
     # an unsupported sentence before a supported one: its final verdict (after the critique) comes last
-    record = {"id": "u-s", "dataset": "tiny", "sources": [SOURCE],
-              "text": "The bridge was painted purple by robots. The bridge opened to traffic in 1937.",
-              "labels": [{"level": "response", "label": "unsupported", "error_types": []}]}
+    record = {
+        "id": "u-s",
+        "dataset": "tiny",
+        "sources": [SOURCE],
+        "text": "The bridge was painted purple by robots. The bridge opened to traffic in 1937.",
+        "labels": [{"level": "response", "label": "unsupported", "error_types": []}],
+    }
     path = tmp_path / "tiny" / "dev.jsonl"
     path.parent.mkdir()
     path.write_text(json.dumps(record) + "\n")
@@ -255,8 +311,9 @@ def test_with_critiques_each_cached_raw_score_stays_with_its_own_sentence(settin
 
 def test_rescore_scores_an_earlier_cache_without_running_anything(data, settings, tmp_path):
     first, _ = run(data, settings, tmp_path / "out")
-    again, model = run(data, settings, tmp_path / "rescored", cache_dir=tmp_path / "out" / "cache",
-                       rescore=first["fingerprint"])
+    again, model = run(
+        data, settings, tmp_path / "rescored", cache_dir=tmp_path / "out" / "cache", rescore=first["fingerprint"]
+    )
     assert model.history == [] and again["rescored"]
     assert again["datasets"]["tiny"]["sentence"] == first["datasets"]["tiny"]["sentence"]
     unknown, model = run(data, settings, tmp_path / "none", rescore="0123456789abcdef")

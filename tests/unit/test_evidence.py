@@ -1,14 +1,28 @@
 from sourcecheck.conflict import find_conflict
-from sourcecheck.evidence import Evidence, SentenceSimilarity, _split, aligned, format_sources, select_evidence, shortlist
+from sourcecheck.evidence import (
+    Evidence,
+    SentenceSimilarity,
+    _split,
+    aligned,
+    format_sources,
+    select_evidence,
+    shortlist,
+)
 from sourcecheck.library import Hit
+
 
 def ev(passage):
     return Evidence("d", "a.pdf", 1, passage.split(".")[0], passage, 0.5)
 
+
 def test_aligned_covers_the_claim_with_few_sentences_and_keeps_a_pointing_back_sentence_whole():
-    items = [ev("The cat sat on the mat. Dogs bark loudly at night. Birds sing in spring."),
-             ev("FAVA was trained on 35k instances. It beats ChatGPT by 20 points on fine-grained detection. "
-                "The weather was fine.")]
+    items = [
+        ev("The cat sat on the mat. Dogs bark loudly at night. Birds sing in spring."),
+        ev(
+            "FAVA was trained on 35k instances. It beats ChatGPT by 20 points on fine-grained detection. "
+            "The weather was fine."
+        ),
+    ]
     out = aligned("FAVA, trained on 35k instances, beats ChatGPT by 20 points.", items)
     text = " ".join(e.passage for e in out)
     assert "35k instances" in text and "It beats ChatGPT" in text
@@ -24,10 +38,26 @@ def test_aligned_never_leaves_the_prompt_without_sources():
 
 
 # A paper's first chunk: its title and authors run into the abstract, close to every claim about the paper
-TITLE = Hit("t", "d1", 1, 0, 300, "Stem reserve mobilization in wheat under drought A. Gupta, K. Kaur Abstract The "
-            "effect of water deficit on stem reserves was studied. Two cultivars were compared.", 0.80)
-METHOD = Hit("m", "d1", 1, 300, 600, "Plants were grown in pots. Drought was imposed by withholding irrigation at "
-             "95 days after sowing. Stem samples were taken weekly.", 0.55)
+TITLE = Hit(
+    "t",
+    "d1",
+    1,
+    0,
+    300,
+    "Stem reserve mobilization in wheat under drought A. Gupta, K. Kaur Abstract The "
+    "effect of water deficit on stem reserves was studied. Two cultivars were compared.",
+    0.80,
+)
+METHOD = Hit(
+    "m",
+    "d1",
+    1,
+    300,
+    600,
+    "Plants were grown in pots. Drought was imposed by withholding irrigation at "
+    "95 days after sowing. Stem samples were taken weekly.",
+    0.55,
+)
 OTHER = Hit("o", "d2", 1, 0, 200, "Heat stress shortened grain filling. Yields fell by a third.", 0.50)
 
 
@@ -65,8 +95,9 @@ def test_a_checks_sentences_are_embedded_once_each_when_a_claim_first_needs_them
 
 
 def test_the_shortlist_keeps_the_chunks_that_match_the_claim_in_their_order():
-    fillers = [Hit(f"f{i}", "d3", 2, 100 * i, 100 * i + 90, f"Unrelated note number {i} on soil.", 0.6)
-               for i in range(12)]
+    fillers = [
+        Hit(f"f{i}", "d3", 2, 100 * i, 100 * i + 90, f"Unrelated note number {i} on soil.", 0.6) for i in range(12)
+    ]
     hits = fillers[:6] + [METHOD] + fillers[6:]
     kept = shortlist("Drought was imposed at 95 days after sowing.", hits, n=3)
     assert len(kept) == 3 and METHOD in kept
@@ -80,23 +111,35 @@ def test_the_sentence_the_embedding_finds_closest_opens_the_card_where_words_do_
     claim = "Irrigated plots gave more grain."
     similarity = {"Yields fell in the dry plots.": 0.1, "Yields rose in the watered plots.": 0.8}
     assert select_evidence(claim, [hit], {"d1": "a.pdf"}, similarity=similarity)[0].quote == (
-        "Yields rose in the watered plots.")
+        "Yields rose in the watered plots."
+    )
     similarity = {"Yields fell in the dry plots.": 0.8, "Yields rose in the watered plots.": 0.1}
     assert select_evidence(claim, [hit], {"d1": "a.pdf"}, similarity=similarity)[0].quote == (
-        "Yields fell in the dry plots.")
+        "Yields fell in the dry plots."
+    )
 
 
 # A first chunk as chunking.py now writes it: the PDF's blocks on lines of their own
-HEADER = Hit("h", "d1", 1, 0, 300, "Stem reserve mobilization in wheat under drought and heat\nA. Gupta, K. Kaur\n"
-             "Abstract The effect of water deficit on stem reserves was studied. Reserves gave 40% of grain weight.",
-             0.80)
+HEADER = Hit(
+    "h",
+    "d1",
+    1,
+    0,
+    300,
+    "Stem reserve mobilization in wheat under drought and heat\nA. Gupta, K. Kaur\n"
+    "Abstract The effect of water deficit on stem reserves was studied. Reserves gave 40% of grain weight.",
+    0.80,
+)
 
 
 def test_a_title_or_author_line_is_never_the_quote_but_the_judge_still_reads_it():
     claim = "Stem reserve mobilization in wheat under drought and heat was studied."
-    similarity = {"Stem reserve mobilization in wheat under drought and heat": 0.95, "A. Gupta, K. Kaur": 0.1,
-                  "Abstract The effect of water deficit on stem reserves was studied.": 0.6,
-                  "Reserves gave 40% of grain weight.": 0.3}
+    similarity = {
+        "Stem reserve mobilization in wheat under drought and heat": 0.95,
+        "A. Gupta, K. Kaur": 0.1,
+        "Abstract The effect of water deficit on stem reserves was studied.": 0.6,
+        "Reserves gave 40% of grain weight.": 0.3,
+    }
     (item,) = select_evidence(claim, [HEADER], {"d1": "a.pdf"}, similarity=similarity)
     assert item.quote == "Abstract The effect of water deficit on stem reserves was studied."
     assert item.passage.startswith("Stem reserve mobilization in wheat under drought and heat\nA. Gupta, K. Kaur\n")
@@ -110,7 +153,9 @@ def test_labels_are_lines_that_are_whole_titles_author_lists_or_headings():
 
     assert labels(HEADER.text) == ["Stem reserve mobilization in wheat under drought and heat", "A. Gupta, K. Kaur"]
     assert labels("COVID-19 vaccine uptake among nurses\n2.1 Drought treatment\nPlants were watered.") == [
-        "COVID-19 vaccine uptake among nurses", "2.1 Drought treatment"]
+        "COVID-19 vaccine uptake among nurses",
+        "2.1 Drought treatment",
+    ]
     # a block cut by a column break, an equation, a list item, a table row and an old one-line chunk: none
     assert labels("Drought cut yield. Under heat the reserves of the\nstem were used up early.\nMore text.") == []
     assert labels("The loss is defined as\nL = a + b\nwhere a is the error.") == []
@@ -131,15 +176,22 @@ def test_a_label_next_to_the_quote_is_not_taken_into_it():
 
 def test_a_conflict_quotes_the_source_sentence_not_the_title_above_it():
     claim = "The abstract reports 35k training instances for stem reserve mobilization in wheat."
-    hit = Hit("h", "d1", 1, 0, 200, "Stem reserve mobilization in wheat under drought\nA. Gupta\n"
-              "Abstract We built 350k training instances for stem reserve mobilization.", 0.9)
+    hit = Hit(
+        "h",
+        "d1",
+        1,
+        0,
+        200,
+        "Stem reserve mobilization in wheat under drought\nA. Gupta\n"
+        "Abstract We built 350k training instances for stem reserve mobilization.",
+        0.9,
+    )
     conflict = find_conflict(claim, select_evidence(claim, [hit], {"d1": "a.pdf"}))
     assert conflict.quote == "Abstract We built 350k training instances for stem reserve mobilization."
 
 
 def test_a_line_with_a_number_and_a_chunks_last_line_can_be_the_quote():
-    table = Hit("t", "d1", 3, 0, 100, "Table 2 Accuracy by model\nFAVA 81.3 Llama2 58.1\nChatGPT 60.2 GPT-4 70.4",
-                0.5)
+    table = Hit("t", "d1", 3, 0, 100, "Table 2 Accuracy by model\nFAVA 81.3 Llama2 58.1\nChatGPT 60.2 GPT-4 70.4", 0.5)
     quote = select_evidence("FAVA reaches 81.3 accuracy.", [table], {"d1": "a.pdf"})[0].quote
     assert "FAVA 81.3" in quote  # a table row: a line without a full stop, but with numbers
     cut = Hit("c", "d1", 3, 0, 100, "Heat shortened grain filling.\nUnder drought the reserves of the stem were", 0.5)

@@ -1,10 +1,10 @@
-"""Fitting calibration.json: the score model, multiple-instance items, leave-one-set-out; the conflict finder measured."""
+"""Fitting calibration.json: the score model, multiple-instance items, leave-one-set-out; the conflict finder
+measured."""
 
 import math
 
 import numpy as np
 import pytest
-
 from sourcecheck.eval import fitting
 from sourcecheck.eval.fitting import fit_calibration, score_items, stance_items
 from sourcecheck.text import split_sentences
@@ -26,19 +26,40 @@ def synthetic(rng, n_records, per_text=False):
             truth = 1.5 * math.log(p_raw / (1 - p_raw)) + 3 * overlap - 2 + rng.logistic() > 0
             features = dict.fromkeys(ALL_FEATURES, 0.0)
             # the conflict finder: right on contradictions with much overlap, wrong on a tenth of the rest
-            features.update(logit_p=math.log(p_raw / (1 - p_raw)), overlap=overlap, names_missing=names,
-                            conflict=float(overlap > 0.5 if not truth else (r + i) % 10 == 0))
-            verdicts.append({"index": s["index"], "label": "supported", "p": p_raw, "p_raw": p_raw,
-                             "features": features})
+            features.update(
+                logit_p=math.log(p_raw / (1 - p_raw)),
+                overlap=overlap,
+                names_missing=names,
+                conflict=float(overlap > 0.5 if not truth else (r + i) % 10 == 0),
+            )
+            verdicts.append(
+                {"index": s["index"], "label": "supported", "p": p_raw, "p_raw": p_raw, "features": features}
+            )
             types = [] if truth else (["contradicted"] if overlap > 0.5 else ["not_enough_evidence"])
-            labels.append({"level": "sentence", "index": i, "text": s["text"], "error_types": types,
-                           "label": "supported" if truth else "unsupported"})
+            labels.append(
+                {
+                    "level": "sentence",
+                    "index": i,
+                    "text": s["text"],
+                    "error_types": types,
+                    "label": "supported" if truth else "unsupported",
+                }
+            )
         if per_text:
             wrong = [x for x in labels if x["label"] == "unsupported"]
-            labels = [{"level": "response", "label": "unsupported" if wrong else "supported",
-                       "error_types": wrong[0]["error_types"] if wrong else []}]
-        out.append(({"id": f"r{r}", "text": text, "sources": ["x"], "labels": labels},
-                    {"id": f"r{r}", "sentences": sentences, "verdicts": verdicts, "error": None}))
+            labels = [
+                {
+                    "level": "response",
+                    "label": "unsupported" if wrong else "supported",
+                    "error_types": wrong[0]["error_types"] if wrong else [],
+                }
+            ]
+        out.append(
+            (
+                {"id": f"r{r}", "text": text, "sources": ["x"], "labels": labels},
+                {"id": f"r{r}", "sentences": sentences, "verdicts": verdicts, "error": None},
+            )
+        )
     return out
 
 

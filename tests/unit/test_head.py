@@ -5,7 +5,6 @@ import json
 
 import numpy as np
 import pytest
-
 from sourcecheck.calibration import head_probability
 from sourcecheck.eval import head
 from sourcecheck.judge import Judge
@@ -17,9 +16,15 @@ def synthetic(rng, n, records, direction):
     y = rng.integers(0, 2, n)
     state = rng.standard_normal((n, 16)) + np.outer(2 * y - 1, direction)
     p_raw = np.clip(0.5 + 0.1 * (2 * y - 1) + 0.3 * rng.standard_normal(n), 0.01, 0.99)
-    return {"record": np.array([f"r{i % records}" for i in range(n)]), "index": np.arange(n), "y": y,
-            "p_raw": p_raw.astype(np.float32), "state": state.astype(np.float16), "conflict": np.zeros(n, bool),
-            "error_types": np.array([""] * n)}
+    return {
+        "record": np.array([f"r{i % records}" for i in range(n)]),
+        "index": np.arange(n),
+        "y": y,
+        "p_raw": p_raw.astype(np.float32),
+        "state": state.astype(np.float16),
+        "conflict": np.zeros(n, bool),
+        "error_types": np.array([""] * n),
+    }
 
 
 @pytest.fixture
@@ -57,8 +62,11 @@ def test_the_runtime_applies_the_written_head(data, tmp_path):
     assert shipped["sensitivity"]["relaxed"] <= shipped["sensitivity"]["balanced"] <= shipped["sensitivity"]["strict"]
     fitted = {**shipped, "weights": np.asarray(shipped["weights"], dtype=np.float32)}
     d = data["two"]
-    assert np.allclose([head_probability(fitted, s, p) for s, p in zip(d["state"][:20], d["p_raw"][:20])],
-                       head.predict(fitted, {k: v[:20] for k, v in d.items()}), atol=1e-4)
+    assert np.allclose(
+        [head_probability(fitted, s, p) for s, p in zip(d["state"][:20], d["p_raw"][:20])],
+        head.predict(fitted, {k: v[:20] for k, v in d.items()}),
+        atol=1e-4,
+    )
     # a judge uses the head only with the model it was fitted on
     model = FakeModel()
     assert Judge(model, head=fitted).head is fitted and Judge(model, head={**fitted, "model": "other"}).head is None

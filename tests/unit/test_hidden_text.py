@@ -2,10 +2,20 @@
 invisible or white on white, is not indexed; a scan's invisible OCR layer and white text on a dark ground are."""
 
 import pytest
-
-from pdfs import (BRIDGE_PAGES, FAVA_PAGES, HIDDEN_CLEAR, HIDDEN_INVISIBLE, HIDDEN_OFF_PAGE, HIDDEN_TINY,
-                  HIDDEN_VISIBLE, HIDDEN_WHITE, SHOWN_WHITE_ON_BLACK, SHOWN_WHITE_ON_PICTURE, make_hidden_text_pdf,
-                  make_ocr_layer_scan)
+from pdfs import (
+    BRIDGE_PAGES,
+    FAVA_PAGES,
+    HIDDEN_CLEAR,
+    HIDDEN_INVISIBLE,
+    HIDDEN_OFF_PAGE,
+    HIDDEN_TINY,
+    HIDDEN_VISIBLE,
+    HIDDEN_WHITE,
+    SHOWN_WHITE_ON_BLACK,
+    SHOWN_WHITE_ON_PICTURE,
+    make_hidden_text_pdf,
+    make_ocr_layer_scan,
+)
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
 from sourcecheck.pdf import parse_pdf
@@ -53,7 +63,6 @@ def test_a_long_ocr_layer_is_read_as_it_is_not_ocrd_again(tmp_path):
 
 def test_older_pymupdf_without_span_alpha_finds_invisible_text_from_the_text_trace(tmp_path):
     import pymupdf
-
     from sourcecheck.layout import FLAGS, hidden_spans
 
     def hidden_text(path):

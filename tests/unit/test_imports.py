@@ -5,8 +5,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import sourcecheck
 
 PACKAGE = Path(sourcecheck.__file__).parent
@@ -15,8 +13,7 @@ WEB = {"flask", "click", "werkzeug"}
 LLM_MAY_IMPORT = {"sourcecheck.errors", "sourcecheck.text", "sourcecheck.config", "sourcecheck.llm"}
 # Reads of llama-cpp-python's internals (not our modules): the prefix cache needs them; pyproject pins the
 # versions they are tested with. Listed so that a new private read anywhere fails, and a removed one is noticed.
-THIRD_PARTY_PRIVATE = {("llm/llama_cpp.py", "_input_ids"), ("llm/llama_cpp.py", "_ctx"),
-                       ("llm/llama_cpp.py", "_model")}
+THIRD_PARTY_PRIVATE = {("llm/llama_cpp.py", "_input_ids"), ("llm/llama_cpp.py", "_ctx"), ("llm/llama_cpp.py", "_model")}
 
 
 def modules():
@@ -32,7 +29,7 @@ def imports(rel, tree, top_level_only=False):
         if isinstance(node, ast.Import):
             yield from ((a.name, node.lineno) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
+            base = package[: len(package) - node.level + 1] if node.level else []
             name = ".".join(base + ([node.module] if node.module else []))
             yield name, node.lineno
             # `from sourcecheck import eval` imports the subpackage too
@@ -44,36 +41,55 @@ def within(name, prefix):
 
 
 def test_the_core_imports_no_web_framework():
-    bad = [f"{rel}:{line} {name}" for rel, tree in modules().items() if rel.split("/")[0] not in EDGES
-           for name, line in imports(rel, tree) if name.split(".")[0] in WEB]
+    bad = [
+        f"{rel}:{line} {name}"
+        for rel, tree in modules().items()
+        if rel.split("/")[0] not in EDGES
+        for name, line in imports(rel, tree)
+        if name.split(".")[0] in WEB
+    ]
     assert bad == []
 
 
 def test_errors_is_a_leaf():
-    bad = [f"errors.py:{line} {name}" for name, line in imports("errors.py", modules()["errors.py"])
-           if within(name, "sourcecheck")]
+    bad = [
+        f"errors.py:{line} {name}"
+        for name, line in imports("errors.py", modules()["errors.py"])
+        if within(name, "sourcecheck")
+    ]
     assert bad == []
 
 
 def test_llm_imports_only_errors_text_config_and_itself():
-    bad = [f"{rel}:{line} {name}" for rel, tree in modules().items() if rel.startswith("llm/")
-           for name, line in imports(rel, tree)
-           if within(name, "sourcecheck") and name != "sourcecheck"
-           and not any(within(name, m) for m in LLM_MAY_IMPORT)]
+    bad = [
+        f"{rel}:{line} {name}"
+        for rel, tree in modules().items()
+        if rel.startswith("llm/")
+        for name, line in imports(rel, tree)
+        if within(name, "sourcecheck") and name != "sourcecheck" and not any(within(name, m) for m in LLM_MAY_IMPORT)
+    ]
     assert bad == []
 
 
 def test_the_runtime_does_not_import_the_evaluation_tools(tmp_path):
     # Only the CLI's `eval` command reaches the tools, by an import inside that command.
-    bad = [f"{rel}:{line} {name}" for rel, tree in modules().items() if not rel.startswith("eval/")
-           for name, line in imports(rel, tree, top_level_only=rel == "cli.py") if within(name, "sourcecheck.eval")]
+    bad = [
+        f"{rel}:{line} {name}"
+        for rel, tree in modules().items()
+        if not rel.startswith("eval/")
+        for name, line in imports(rel, tree, top_level_only=rel == "cli.py")
+        if within(name, "sourcecheck.eval")
+    ]
     assert bad == []
     # What `sourcecheck serve` loads, checked in a fresh interpreter.
-    script = ("import sys; from sourcecheck.app import create_app; import sourcecheck.cli; "
-              "create_app({'INDEX_DIR': sys.argv[1], 'BACKEND': 'fake', 'EMBEDDINGS': 'hash', 'TOKEN': 't'}); "
-              "print(sorted(m for m in sys.modules if m.startswith('sourcecheck.eval')))")
-    out = subprocess.run([sys.executable, "-c", script, str(tmp_path / "index")], capture_output=True,
-                         text=True, check=True, timeout=120).stdout.strip()
+    script = (
+        "import sys; from sourcecheck.app import create_app; import sourcecheck.cli; "
+        "create_app({'INDEX_DIR': sys.argv[1], 'BACKEND': 'fake', 'EMBEDDINGS': 'hash', 'TOKEN': 't'}); "
+        "print(sorted(m for m in sys.modules if m.startswith('sourcecheck.eval')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "index")], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.strip()
     assert out == "[]"
 
 
@@ -90,9 +106,13 @@ def private_reads():
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 own.add(node.id)
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
-                    and node.attr not in own):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+                and node.attr not in own
+            ):
                 found.setdefault((rel, node.attr), []).append(f"line {node.lineno}: {ast.unparse(node)}")
     return found
 

@@ -1,5 +1,4 @@
 import pytest
-
 from sourcecheck.evidence import Evidence, format_sources, select_evidence
 from sourcecheck.judge import Judge, parse_critique
 from sourcecheck.library import Hit
@@ -16,10 +15,9 @@ def test_p_yes_from_probabilities_and_the_prompt_puts_the_claim_after_the_source
     model = FakeModel()
     model.enqueue({"Yes": 0.8, "No": 0.2})
     judge = Judge(model, calibration=IDENTITY)
-    assert judge.p_yes("The span is 1,280 m.", [ev("first"), ev("most relevant")]) [0] == pytest.approx(0.8)
+    assert judge.p_yes("The span is 1,280 m.", [ev("first"), ev("most relevant")])[0] == pytest.approx(0.8)
     prompt = model.history[0][1][-1]["content"]
-    assert prompt.index("[1] first") < prompt.index("[2] most relevant") \
-        < prompt.index("Claim: The span is 1,280 m.")
+    assert prompt.index("[1] first") < prompt.index("[2] most relevant") < prompt.index("Claim: The span is 1,280 m.")
 
 
 @pytest.mark.parametrize("text, p", [("Yes.", 1.0), ("no", 0.0), ("I think not", 0.0)])
@@ -47,12 +45,23 @@ def test_supported_verdict_needs_no_critique():
     assert len(model.history) == 1  # the score was kept
 
 
-@pytest.mark.parametrize("claim, error_type, critique, revised", [
-    ("The main span is 2,000 meters long.", "entity",
-     "The sentence says 2,000; a.pdf, page 1 says 1,280: “The main span is 1,280 meters long.”",
-     "The main span is 1,280 meters long."),
-    ("The main span is not 1,280 meters long.", "contradictory",
-     "a.pdf, page 1 says the opposite: “The main span is 1,280 meters long.”", None)])
+@pytest.mark.parametrize(
+    "claim, error_type, critique, revised",
+    [
+        (
+            "The main span is 2,000 meters long.",
+            "entity",
+            "The sentence says 2,000; a.pdf, page 1 says 1,280: “The main span is 1,280 meters long.”",
+            "The main span is 1,280 meters long.",
+        ),
+        (
+            "The main span is not 1,280 meters long.",
+            "contradictory",
+            "a.pdf, page 1 says the opposite: “The main span is 1,280 meters long.”",
+            None,
+        ),
+    ],
+)
 def test_a_conflict_is_red_and_stated_from_the_data(claim, error_type, critique, revised):
     model = FakeModel()
     model.enqueue({"Yes": 0.2, "No": 0.8}, {"Yes": 0.9, "No": 0.1})  # the sentence, then the revision
@@ -64,44 +73,66 @@ def test_a_conflict_is_red_and_stated_from_the_data(claim, error_type, critique,
     assert [kind for kind, _ in model.history] == ["choose"] * (1 + bool(revised))  # no text generated
 
 
-@pytest.mark.parametrize("claim, error_type", [("Painters chose its colour in a contest.", "invented"),
-                                               ("Tourists love walking there at night.", "unverifiable"),
-                                               ("The main span is 1,280 meters long and painted by robots.",
-                                                "unverifiable")])  # sharing words is not a conflict
+@pytest.mark.parametrize(
+    "claim, error_type",
+    [
+        ("Painters chose its colour in a contest.", "invented"),
+        ("Tourists love walking there at night.", "unverifiable"),
+        ("The main span is 1,280 meters long and painted by robots.", "unverifiable"),
+    ],
+)  # sharing words is not a conflict
 def test_no_conflict_is_unsupported_with_a_model_critique(claim, error_type):
     model = FakeModel()
-    model.enqueue({"Yes": 0.2, "No": 0.8},
-                  f"Critique: The source gives only the span's length.\nError type: {error_type}\n"
-                  "Revised: The main span is 1,280 meters long.", {"Yes": 0.9, "No": 0.1})
+    model.enqueue(
+        {"Yes": 0.2, "No": 0.8},
+        f"Critique: The source gives only the span's length.\nError type: {error_type}\n"
+        "Revised: The main span is 1,280 meters long.",
+        {"Yes": 0.9, "No": 0.1},
+    )
     evidence = [ev("The main span is 1,280 meters long.")]
     judge = Judge(model, calibration=IDENTITY)
     v = judge.verdict(claim, evidence)
-    assert (v["label"], v["error_type"], v["revised"]) == ("unsupported", error_type,
-                                                           "The main span is 1,280 meters long.")
+    assert (v["label"], v["error_type"], v["revised"]) == (
+        "unsupported",
+        error_type,
+        "The main span is 1,280 meters long.",
+    )
     assert v["critique"] == "The source gives only the span's length."
     assert judge.score(claim, evidence).stances == ["related"]
 
 
 def test_a_revision_is_shown_only_when_it_changes_the_sentence_and_scores_supported():
     evidence = [ev("The main span is 1,280 meters long.")]
-    for second, revised, expected in (({"Yes": 0.3, "No": 0.7}, "The span is long and blue.", None),
-                                      (None, "Tourists love walking there at night.", None)):
+    for second, revised, expected in (
+        ({"Yes": 0.3, "No": 0.7}, "The span is long and blue.", None),
+        (None, "Tourists love walking there at night.", None),
+    ):
         model = FakeModel()
-        model.enqueue({"Yes": 0.2, "No": 0.8}, f"Critique: Not in the sources.\nError type: invented\nRevised: {revised}",
-                      *([second] if second else []))
+        model.enqueue(
+            {"Yes": 0.2, "No": 0.8},
+            f"Critique: Not in the sources.\nError type: invented\nRevised: {revised}",
+            *([second] if second else []),
+        )
         v = Judge(model, calibration=IDENTITY).verdict("Tourists love walking there at night.", evidence)
         assert v["revised"] is expected
         assert len(model.history) == 2 + bool(second)  # an unchanged sentence is refused without a pass
 
 
-@pytest.mark.parametrize("critique, sound", [
-    ("The excerpt states the span was painted in 1935, but the claim is about its length.", False),  # 1935: the claim's
-    ("The excerpts say the span is 1,280 meters, but the sentence says it was painted in 1935.", True),
-    ("The source lists 7 types.", False),  # a number the source does not give
-    ("The excerpts do not mention 1935 or any painting.", True),  # a denial states nothing
-    ("The excerpt mentions Morrow as the painter.", False),  # the claim's name, not in the source
-    ("According to the excerpts, Morrow painted it in 1935.", False),  # attributed without a verb after "excerpts"
-    ("The paper has Morrow as its painter.", False)])
+@pytest.mark.parametrize(
+    "critique, sound",
+    [
+        (
+            "The excerpt states the span was painted in 1935, but the claim is about its length.",
+            False,
+        ),  # 1935: the claim's
+        ("The excerpts say the span is 1,280 meters, but the sentence says it was painted in 1935.", True),
+        ("The source lists 7 types.", False),  # a number the source does not give
+        ("The excerpts do not mention 1935 or any painting.", True),  # a denial states nothing
+        ("The excerpt mentions Morrow as the painter.", False),  # the claim's name, not in the source
+        ("According to the excerpts, Morrow painted it in 1935.", False),  # attributed without a verb after "excerpts"
+        ("The paper has Morrow as its painter.", False),
+    ],
+)
 def test_a_critique_that_puts_the_sentences_own_facts_in_the_sources_mouth_is_refused(critique, sound):
     from sourcecheck.judge import NOT_FOUND, critique_is_sound
 
@@ -137,8 +168,9 @@ def test_parse_critique_tolerates_formatting_and_rejects_non_revisions():
 def test_decompose_multiplies_claim_probabilities():
     model = FakeModel()
     long = "The bridge opened in 1937 and its span of 1,280 meters was the longest in the world for 27 years."
-    model.enqueue("1. The bridge opened in 1937.\n2. Its span is 1,280 meters.", {"Yes": 0.9, "No": 0.1},
-                  {"Yes": 0.8, "No": 0.2})
+    model.enqueue(
+        "1. The bridge opened in 1937.\n2. Its span is 1,280 meters.", {"Yes": 0.9, "No": 0.1}, {"Yes": 0.8, "No": 0.2}
+    )
     v = Judge(model, calibration=IDENTITY).verdict(long, [ev("x")], decompose=True)
     assert v["p_supported"] == pytest.approx(0.72)
 
@@ -151,9 +183,11 @@ def test_revise_text_uses_the_critiques():
 
 
 def test_select_evidence_reranks_drops_overlaps_and_puts_the_best_last():
-    hits = [Hit("c1", "d", 1, 0, 100, "Bananas are yellow. Nothing else.", 0.9),
-            Hit("c2", "d", 2, 0, 100, "Filler text. The main span is 1,280 meters long. More filler.", 0.5),
-            Hit("c3", "d", 2, 50, 150, "The main span is 1,280 meters long. More filler.", 0.4)]
+    hits = [
+        Hit("c1", "d", 1, 0, 100, "Bananas are yellow. Nothing else.", 0.9),
+        Hit("c2", "d", 2, 0, 100, "Filler text. The main span is 1,280 meters long. More filler.", 0.5),
+        Hit("c3", "d", 2, 50, 150, "The main span is 1,280 meters long. More filler.", 0.4),
+    ]
     chosen = select_evidence("The main span is 1,280 meters long.", hits, {"d": "b.pdf"}, k=5)
     assert [e.page for e in chosen] == [1, 2]  # c3 overlaps c2 and scores lower
     assert chosen[-1].quote == "The main span is 1,280 meters long." and chosen[-1].filename == "b.pdf"
@@ -230,5 +264,7 @@ def test_a_critique_names_the_excerpts_it_points_at_by_file_and_page():
     from sourcecheck.judge import name_excerpts
 
     block = [ev("The main span is 1,280 meters long."), ev("The bridge opened in 1937.")]
-    assert name_excerpts("Excerpt [2] says it opened in 1937, not [7].", block) == \
-        "Excerpt a.pdf, page 1 says it opened in 1937, not an excerpt."
+    assert (
+        name_excerpts("Excerpt [2] says it opened in 1937, not [7].", block)
+        == "Excerpt a.pdf, page 1 says it opened in 1937, not an excerpt."
+    )

@@ -5,14 +5,15 @@ evidence, and the paper's own year rather than a cited one's."""
 import os
 
 import pytest
-
 from pdfs import PAPER_HEADER, make_pdf, make_two_column_pdf
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
 from sourcecheck.pdf import parse_pdf
 
-pytestmark = pytest.mark.skipif(not os.path.exists("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
-                                reason="the test paper is set in DejaVu Sans (for its ligature)")
+pytestmark = pytest.mark.skipif(
+    not os.path.exists("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+    reason="the test paper is set in DejaVu Sans (for its ligature)",
+)
 
 
 @pytest.fixture
@@ -52,16 +53,18 @@ def test_the_reference_list_is_not_evidence_and_passages_keep_their_page(paper):
 
 
 def test_a_check_against_the_paper_cites_a_body_passage_on_the_right_page_and_names_a_missing_citation(paper):
-    from sourcecheck.check import CheckOptions, collect, check_text
+    from sourcecheck.check import CheckOptions, check_text, collect
     from sourcecheck.judge import Judge
     from sourcecheck.llm.fake import FakeModel
 
     library = Library(None, HashEmbedding(), chunk_words=40)
     doc, _ = library.add_pdf(paper.read_bytes(), "otters.pdf")
     library.ingest(doc["id"])
-    text = ("The second survey found 468 otters, an increase of 14 percent. "
-            "Jones et al. (2020) showed that sea otters of Scotland declined to 90 animals. "
-            "Fisher et al. (2023) counted 412 otters in the first survey.")
+    text = (
+        "The second survey found 468 otters, an increase of 14 percent. "
+        "Jones et al. (2020) showed that sea otters of Scotland declined to 90 animals. "
+        "Fisher et al. (2023) counted 412 otters in the first survey."
+    )
     result = collect(check_text(text, library, Judge(FakeModel()), options=CheckOptions()))
     found, cited, own = result["verdicts"]
     # the paper is matched by the author and year read from its first page (the file names neither)
@@ -74,10 +77,9 @@ def test_a_check_against_the_paper_cites_a_body_passage_on_the_right_page_and_na
     assert cited["cited"] == [{"text": "Jones et al. (2020)", "document_id": None}]
 
 
-
 def test_a_scan_is_read_by_ocr_and_a_check_is_supported_by_its_quote(tmp_path):
     from pdfs import BRIDGE_PAGES, make_scan
-    from sourcecheck.check import CheckOptions, collect, check_text
+    from sourcecheck.check import CheckOptions, check_text, collect
     from sourcecheck.judge import Judge
     from sourcecheck.layout import tessdata
     from sourcecheck.llm.fake import FakeModel
@@ -92,8 +94,14 @@ def test_a_scan_is_read_by_ocr_and_a_check_is_supported_by_its_quote(tmp_path):
     library = Library(None, HashEmbedding(), chunk_words=40)
     doc, _ = library.add_pdf(data, "scan.pdf")
     assert library.ingest(doc["id"])["status"] == "ready"
-    result = collect(check_text("The Golden Gate Bridge opened to traffic on May 27, 1937.", library,
-                                Judge(FakeModel()), options=CheckOptions()))
+    result = collect(
+        check_text(
+            "The Golden Gate Bridge opened to traffic on May 27, 1937.",
+            library,
+            Judge(FakeModel()),
+            options=CheckOptions(),
+        )
+    )
     verdict = result["verdicts"][0]
     assert verdict["label"] == "supported" and verdict["evidence"][0]["page"] == 1
     assert "May 27, 1937" in verdict["evidence"][0]["quote"]
@@ -119,15 +127,28 @@ BODY = "The otters were counted in spring from two boats along the northern shor
 
 
 def test_a_references_entry_in_the_contents_does_not_hide_the_body_and_an_appendix_is_kept(tmp_path):
-    data = write(tmp_path / "report.pdf", [
-        [((50, 50, 545, 70), "Contents", 14), ((50, 80, 545, 95), "1 Introduction", 10),
-         ((50, 110, 545, 125), "References", 10), ((50, 140, 545, 155), "Appendix A: Tables", 10)],
-        [((50, 50, 545, 300), BODY, 11)],
-        [((50, 50, 545, 70), "References", 12),
-         ((50, 80, 545, 110), "Lee, K. (2018). Counting sea otters from the air. Marine Surveys 4, 1-9.", 10),
-         ((50, 120, 545, 150), "Smith, J. et al. Otters of Scotland. Coastal Notes 2, pp. 3-9.", 10),
-         ((50, 170, 545, 300), "A Proofs. The survey transects cover every kilometre of the shore exactly once.", 10)],
-    ])
+    data = write(
+        tmp_path / "report.pdf",
+        [
+            [
+                ((50, 50, 545, 70), "Contents", 14),
+                ((50, 80, 545, 95), "1 Introduction", 10),
+                ((50, 110, 545, 125), "References", 10),
+                ((50, 140, 545, 155), "Appendix A: Tables", 10),
+            ],
+            [((50, 50, 545, 300), BODY, 11)],
+            [
+                ((50, 50, 545, 70), "References", 12),
+                ((50, 80, 545, 110), "Lee, K. (2018). Counting sea otters from the air. Marine Surveys 4, 1-9.", 10),
+                ((50, 120, 545, 150), "Smith, J. et al. Otters of Scotland. Coastal Notes 2, pp. 3-9.", 10),
+                (
+                    (50, 170, 545, 300),
+                    "A Proofs. The survey transects cover every kilometre of the shore exactly once.",
+                    10,
+                ),
+            ],
+        ],
+    )
     contents, body, back = (flat(p) for p in parse_pdf(data).pages)
     assert BODY in body and "1 Introduction" in contents
     assert "Counting sea otters" not in back and "Otters of Scotland" not in back
@@ -135,17 +156,33 @@ def test_a_references_entry_in_the_contents_does_not_hide_the_body_and_an_append
 
 
 def test_an_acknowledgements_heading_alone_drops_its_paragraph_only(tmp_path):
-    data = write(tmp_path / "a.pdf", [[((50, 50, 545, 100), BODY, 11), ((50, 120, 545, 135), "Acknowledgements", 12),
-                                       ((50, 140, 545, 180), "We thank the harbour master for the boat.", 10),
-                                       ((50, 200, 545, 260), "Conclusion. Counting by boat works on this coast.", 10)]])
+    data = write(
+        tmp_path / "a.pdf",
+        [
+            [
+                ((50, 50, 545, 100), BODY, 11),
+                ((50, 120, 545, 135), "Acknowledgements", 12),
+                ((50, 140, 545, 180), "We thank the harbour master for the boat.", 10),
+                ((50, 200, 545, 260), "Conclusion. Counting by boat works on this coast.", 10),
+            ]
+        ],
+    )
     text = flat(parse_pdf(data).pages[0])
     assert BODY in text and "Counting by boat works" in text and "harbour master" not in text
 
 
 def test_a_stray_block_beside_one_column_stays_in_its_place(tmp_path):
-    data = write(tmp_path / "eq.pdf", [[((50, 50, 545, 100), BODY, 11), ((120, 110, 300, 125), "E = m c squared", 11),
-                                        ((500, 110, 545, 125), "(1)", 11),
-                                        ((50, 140, 545, 200), "Equation one gives the energy of each otter.", 11)]])
+    data = write(
+        tmp_path / "eq.pdf",
+        [
+            [
+                ((50, 50, 545, 100), BODY, 11),
+                ((120, 110, 300, 125), "E = m c squared", 11),
+                ((500, 110, 545, 125), "(1)", 11),
+                ((50, 140, 545, 200), "Equation one gives the energy of each otter.", 11),
+            ]
+        ],
+    )
     text = flat(parse_pdf(data).pages[0])
     assert text.index("(1)") < text.index("Equation one gives")
 
@@ -156,20 +193,30 @@ def test_a_rotated_page_is_read(tmp_path):
 
 
 def test_a_title_over_two_lines_is_one_title_and_the_authors_come_from_under_it(tmp_path):
-    data = write(tmp_path / "t.pdf", [[((50, 50, 545, 100), "Counting Sea Otters by Boat and by Air: a Comparison\n"
-                                       "of Two Survey Methods", 16), ((50, 110, 545, 125), "Ann Fisher and Bo Lind", 10),
-                                       ((50, 140, 545, 260), BODY, 10)]])
+    data = write(
+        tmp_path / "t.pdf",
+        [
+            [
+                ((50, 50, 545, 100), "Counting Sea Otters by Boat and by Air: a Comparison\nof Two Survey Methods", 16),
+                ((50, 110, 545, 125), "Ann Fisher and Bo Lind", 10),
+                ((50, 140, 545, 260), BODY, 10),
+            ]
+        ],
+    )
     parsed = parse_pdf(data)
     assert parsed.title == "Counting Sea Otters by Boat and by Air: a Comparison of Two Survey Methods"
     assert parsed.authors == ["Ann Fisher", "Bo Lind"]
 
 
-@pytest.mark.parametrize("first_page, year", [
-    ("As published by Smith et al. (2019), otters swim.\nOur counts", None),
-    ("We build on arXiv:1706.03762 and (Lee, 2018).\nProceedings of the Coast Conference 2023", 2023),
-    ("arXiv:2310.10627v1 [cs.CL] 16 Oct 2023\nAs Smith (2019) showed", 2023),
-    ("© 2022 Elsevier Ltd.\nSmith et al. (2019) found", 2022),
-])
+@pytest.mark.parametrize(
+    "first_page, year",
+    [
+        ("As published by Smith et al. (2019), otters swim.\nOur counts", None),
+        ("We build on arXiv:1706.03762 and (Lee, 2018).\nProceedings of the Coast Conference 2023", 2023),
+        ("arXiv:2310.10627v1 [cs.CL] 16 Oct 2023\nAs Smith (2019) showed", 2023),
+        ("© 2022 Elsevier Ltd.\nSmith et al. (2019) found", 2022),
+    ],
+)
 def test_the_year_is_the_papers_own(first_page, year):
     from sourcecheck.pdf import _year
 
@@ -178,7 +225,6 @@ def test_the_year_is_the_papers_own(first_page, year):
 
 def test_a_scan_with_a_stamp_of_text_is_still_read_by_ocr(tmp_path):
     import pymupdf
-
     from pdfs import BRIDGE_PAGES, make_scan
     from sourcecheck.layout import tessdata
 
@@ -196,8 +242,10 @@ def test_mathematics_debris_is_left_out_of_the_text(tmp_path):
     PyMuPDF), and TeX's private-use glyphs: none of it reaches the judge or a quote."""
     from sourcecheck.layout import _clean
 
-    page = ("The edit distance start_POSTSUBSCRIPT italic_e italic_d end_POSTSUBSCRIPT is small.\n"
-            "Introduction . . . . . . . . . . . 3\nResults .............. 7")
+    page = (
+        "The edit distance start_POSTSUBSCRIPT italic_e italic_d end_POSTSUBSCRIPT is small.\n"
+        "Introduction . . . . . . . . . . . 3\nResults .............. 7"
+    )
     parsed = parse_pdf(make_pdf(tmp_path / "math.pdf", [page]).read_bytes())
     assert parsed.pages[0].split("\n") == ["The edit distance is small.", "Introduction 3", "Results 7"]
     assert _clean("g1(X1i)\uf8ee h(Yi)\uf8f0 holds") == "g1(X1i) h(Yi) holds"

@@ -1,14 +1,16 @@
 import sqlite3
 
 import pytest
-
 from sourcecheck.lexical import LexicalIndex
 
 
 def test_ranks_by_rare_words_and_filters_documents():
     index = LexicalIndex()
-    index.add(["a", "b", "c"], ["the river flows north through the valley", "a river of ice", "bridges over roads"],
-              ["d1", "d1", "d2"])
+    index.add(
+        ["a", "b", "c"],
+        ["the river flows north through the valley", "a river of ice", "bridges over roads"],
+        ["d1", "d1", "d2"],
+    )
     top = index.top("river valley", 5)
     assert [cid for cid, _ in top] == ["a", "b"]  # "valley" is only in a; "c" shares no word
     assert top[0][1] > top[1][1] > 0

@@ -1,5 +1,4 @@
 import pytest
-
 from pdfs import BRIDGE_PAGES, make_pdf, make_scanned_pdf
 from sourcecheck.chunking import chunk_page
 from sourcecheck.embeddings import HashEmbedding
@@ -27,7 +26,7 @@ def test_chunks_keep_each_block_on_a_line_of_its_own():
     """A title and its authors must not run on into the abstract's first sentence (one "sentence" that would
     match every claim about the paper): the blocks the PDF reader found stay apart in the chunk's text."""
     page = "A Study of Things\nAnn Fisher, Bo Lind\n\nAbstract\nWe found 35k items in the\ncorpus.\n \nMore text."
-    (start, end, text), = chunk_page(page)
+    ((start, end, text),) = chunk_page(page)
     assert text == "A Study of Things Ann Fisher, Bo Lind\nAbstract We found 35k items in the corpus.\nMore text."
     assert " ".join(page[start:end].split()) == " ".join(text.split())
     assert all(line == " ".join(line.split()) for line in text.split("\n"))
@@ -63,12 +62,15 @@ def test_same_bytes_twice_return_the_same_document(library, fava_pdf):
     assert library.counts()["documents"] == 1
 
 
-@pytest.mark.parametrize("make, code", [
-    (lambda p: p.write_bytes(b"hello, not a pdf"), "not_a_pdf"),
-    (lambda p: p.write_bytes(b""), "pdf_empty"),
-    (lambda p: p.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50), "pdf_corrupt"),
-    (lambda p: make_pdf(p, BRIDGE_PAGES, encrypt=True), "pdf_encrypted"),
-])
+@pytest.mark.parametrize(
+    "make, code",
+    [
+        (lambda p: p.write_bytes(b"hello, not a pdf"), "not_a_pdf"),
+        (lambda p: p.write_bytes(b""), "pdf_empty"),
+        (lambda p: p.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50), "pdf_corrupt"),
+        (lambda p: make_pdf(p, BRIDGE_PAGES, encrypt=True), "pdf_encrypted"),
+    ],
+)
 def test_bad_pdfs_are_refused_before_anything_is_stored(library, tmp_path, make, code):
     path = tmp_path / "bad.pdf"
     make(path)
@@ -151,8 +153,10 @@ def test_ingest_many_reads_the_next_pdf_while_this_one_is_embedded(tmp_path):
         return parse_pdf(data, on_page=on_page)
 
     library = Library(None, Waiting(), chunk_words=400, parse=parse)
-    pdfs = [make_pdf(tmp_path / f"{name}.pdf", [f"A page about the {name} and its {name} ways."])
-            for name in ("otter", "kayak")]
+    pdfs = [
+        make_pdf(tmp_path / f"{name}.pdf", [f"A page about the {name} and its {name} ways."])
+        for name in ("otter", "kayak")
+    ]
     ids = [library.add_pdf(p.read_bytes(), p.name)[0]["id"] for p in pdfs]
     done = list(library.ingest_many(ids))
     assert [d["status"] for d in done] == ["ready", "ready"] and [d["id"] for d in done] == ids

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import sourcecheck.llm
 from sourcecheck.config import load_settings
 from sourcecheck.errors import ModelError
@@ -18,8 +17,10 @@ LLM = Path(sourcecheck.llm.__file__).parent
 
 
 def ask(claim):
-    return [{"role": "system", "content": "Check claims."},
-            {"role": "user", "content": f"Source excerpts:\n[1] The bridge opened in 1937.\n\nClaim: {claim}"}]
+    return [
+        {"role": "system", "content": "Check claims."},
+        {"role": "user", "content": f"Source excerpts:\n[1] The bridge opened in 1937.\n\nClaim: {claim}"},
+    ]
 
 
 def test_every_backend_has_a_lazy_factory():
@@ -37,9 +38,11 @@ def test_an_unknown_backend_is_a_config_error_that_lists_the_names():
 
 
 def test_importing_the_registry_loads_no_transport():
-    code = ("import sys, sourcecheck.llm; "
-            "print(sorted(m for m in ('llama_cpp', 'openai', 'sourcecheck.llm.llama_cpp', "
-            "'sourcecheck.llm.openai_compat', 'sourcecheck.llm.fake') if m in sys.modules))")
+    code = (
+        "import sys, sourcecheck.llm; "
+        "print(sorted(m for m in ('llama_cpp', 'openai', 'sourcecheck.llm.llama_cpp', "
+        "'sourcecheck.llm.openai_compat', 'sourcecheck.llm.fake') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -91,7 +94,6 @@ def test_checks_taking_turns_get_their_context_back_even_when_more_than_are_kept
 
     import llama_cpp
     import numpy as np
-
     from sourcecheck.llm import llama_cpp as module
 
     class Context:
@@ -107,7 +109,7 @@ def test_checks_taking_turns_get_their_context_back_even_when_more_than_are_kept
 
     def get_data(ctx, dst, size, seq):
         dst[0] = len(saved) % 256
-        saved[id(dst)] = llm.input_ids[:llm.n_tokens].copy()
+        saved[id(dst)] = llm.input_ids[: llm.n_tokens].copy()
         return size
 
     def set_data(ctx, src, size, seq):
@@ -125,8 +127,8 @@ def test_checks_taking_turns_get_their_context_back_even_when_more_than_are_kept
     def turn(user, k):
         tokens = prompts[user] + [7, 8, 9, k]  # the check's evidence block, then this sentence's claim
         model._ready_for(tokens)
-        restored.append(module._common(llm.input_ids[:llm.n_tokens], tokens) >= 300)  # its block is in place
-        llm.input_ids[:len(tokens)], llm.n_tokens = tokens, len(tokens)  # "evaluated"
+        restored.append(module._common(llm.input_ids[: llm.n_tokens], tokens) >= 300)  # its block is in place
+        llm.input_ids[: len(tokens)], llm.n_tokens = tokens, len(tokens)  # "evaluated"
 
     import queue
 

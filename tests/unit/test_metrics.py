@@ -4,11 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
 from sourcecheck.calibration import platt
 from sourcecheck.eval import metrics
-from sourcecheck.judge import Judge
-from sourcecheck.llm.fake import FakeModel
 
 
 def test_balanced_accuracy_is_the_mean_of_class_recalls():
@@ -84,8 +81,10 @@ def test_ece_edge_cases():
 def test_recall_by_type_counts_only_unsupported_items():
     y, pred = [0, 0, 0, 1], [0, 1, 0, 0]
     types = [["entity"], ["entity", "relation"], [], ["entity"]]
-    assert metrics.recall_by_type(y, pred, types) == {"entity": {"n": 2, "recall": 0.5},
-                                                      "relation": {"n": 1, "recall": 0.0}}
+    assert metrics.recall_by_type(y, pred, types) == {
+        "entity": {"n": 2, "recall": 0.5},
+        "relation": {"n": 1, "recall": 0.0},
+    }
     assert metrics.recall_by_type([1], [1], [["x"]]) == {}
 
 

@@ -6,8 +6,8 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from support import make_client
 from sourcecheck import app as app_module
+from support import make_client
 
 PACKAGE = Path(app_module.__file__).parent
 # parts the server never runs (download.py is `sourcecheck models pull`): their codes are not the API's
@@ -55,20 +55,32 @@ def produced_codes():
             if isinstance(node, ast.keyword) and node.arg == "code" and isinstance(node.value, ast.Constant):
                 codes.add(node.value.value)
             if isinstance(node, ast.Dict):
-                codes.update(v.value for k, v in zip(node.keys, node.values)
-                             if isinstance(k, ast.Constant) and k.value == "code"
-                             and isinstance(v, ast.Constant) and isinstance(v.value, str))
+                codes.update(
+                    v.value
+                    for k, v in zip(node.keys, node.values)
+                    if isinstance(k, ast.Constant)
+                    and k.value == "code"
+                    and isinstance(v, ast.Constant)
+                    and isinstance(v.value, str)
+                )
     # The framework's errors (404 route, 405, 413, ...) get their codes in app.py's HTTPException handler, and
     # waitress's own (a malformed request, headers too large) in server.py.
     from sourcecheck import server
 
-    return (codes | set(app_module.HTTP_ERROR_CODES.values()) | {app_module.OTHER_HTTP_ERROR}
-            | set(server.WAITRESS_ERROR_CODES.values()) | {server.OTHER_HTTP_ERROR})
+    return (
+        codes
+        | set(app_module.HTTP_ERROR_CODES.values())
+        | {app_module.OTHER_HTTP_ERROR}
+        | set(server.WAITRESS_ERROR_CODES.values())
+        | {server.OTHER_HTTP_ERROR}
+    )
 
 
 def test_every_route_is_documented_with_its_methods_and_nothing_else(app):
-    documented = {path: {m for m in item if m in {"get", "post", "put", "patch", "delete"}}
-                  for path, item in openapi()["paths"].items()}
+    documented = {
+        path: {m for m in item if m in {"get", "post", "put", "patch", "delete"}}
+        for path, item in openapi()["paths"].items()
+    }
     assert documented == app_routes(app)
     assert all(path.startswith("/api/v1/") for path in documented)
 

@@ -1,7 +1,6 @@
 """eval/operating.py: one calibration fitted on every development set, each set scored under the others' fit."""
 
 import numpy as np
-
 from sourcecheck.calibration import logit, sigmoid
 from sourcecheck.eval.operating import fit, leave_one_set_out, sensitivity
 
@@ -12,6 +11,7 @@ def sets():
     def one(n, shift):  # supported sentences score higher; the whole set shifted, as kinds of text are
         y = (rng.random(n) < 0.5).astype(float)
         return y, rng.normal(np.where(y == 1, 1.0, -1.0) + shift, 1.0)
+
     return {"a": one(200, 0.5), "b": one(200, -0.5), "c": one(100, 0.0), "c-test": one(100, 0.0)}
 
 

@@ -9,12 +9,16 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from sourcecheck.config import checkout_root, default_data_dir, user_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA_FILES = {"sourcecheck/prompts/verify.txt", "sourcecheck/prompts/critique.txt", "sourcecheck/calibration.json",
-              "sourcecheck/llm/catalog.json", "sourcecheck/api/openapi.json"}
+DATA_FILES = {
+    "sourcecheck/prompts/verify.txt",
+    "sourcecheck/prompts/critique.txt",
+    "sourcecheck/calibration.json",
+    "sourcecheck/llm/catalog.json",
+    "sourcecheck/api/openapi.json",
+}
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +30,24 @@ def wheel(tmp_path_factory):
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
     shutil.copytree(ROOT / "backend", src / "backend", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q",
-                    "-w", str(tmp / "dist"), str(src)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(tmp / "dist"),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     (path,) = (tmp / "dist").glob("sourcecheck-*.whl")
     return path
 
@@ -44,11 +64,14 @@ def test_an_installed_package_keeps_its_data_outside_itself(wheel, tmp_path):
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCECHECK_") and k != "XDG_DATA_HOME"}
     env.update(HOME=str(home), PYTHONPATH=str(site))
-    script = ("import json, sourcecheck; from sourcecheck.config import load_settings; "
-              "from sourcecheck.llm.catalog import catalog; s = load_settings(); "
-              "print(json.dumps([sourcecheck.__file__, s['INDEX_DIR'], s['MODELS_DIR'], len(catalog())]))")
-    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         check=True, timeout=60).stdout
+    script = (
+        "import json, sourcecheck; from sourcecheck.config import load_settings; "
+        "from sourcecheck.llm.catalog import catalog; s = load_settings(); "
+        "print(json.dumps([sourcecheck.__file__, s['INDEX_DIR'], s['MODELS_DIR'], len(catalog())]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, check=True, timeout=60
+    ).stdout
     package, index_dir, models_dir, models = json.loads(out)
     assert Path(package).is_relative_to(site)  # the installed copy was imported, not the checkout
     assert Path(index_dir) == home / ".local" / "share" / "sourcecheck" / "index"
@@ -72,7 +95,8 @@ def test_default_data_folders_for_a_checkout_and_for_an_install(tmp_path):
 
 def test_user_data_folder_follows_each_platform():
     assert user_data_dir({"LOCALAPPDATA": "C:/Users/a/AppData/Local"}, "win32") == Path(
-        "C:/Users/a/AppData/Local/sourcecheck")
+        "C:/Users/a/AppData/Local/sourcecheck"
+    )
     assert user_data_dir({}, "darwin") == Path.home() / "Library" / "Application Support" / "sourcecheck"
     assert user_data_dir({"XDG_DATA_HOME": "/x"}, "linux") == Path("/x/sourcecheck")
     assert user_data_dir({}, "linux") == Path.home() / ".local" / "share" / "sourcecheck"

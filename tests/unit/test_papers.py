@@ -4,7 +4,6 @@ import hashlib
 import json
 
 import pytest
-
 from sourcecheck.eval import papers
 
 
@@ -13,8 +12,20 @@ def test_pdfs_that_match_their_sha256_are_used_without_a_download(tmp_path, monk
     dest.mkdir()
     (dest / "a.pdf").write_bytes(b"%PDF-1.4 a")
     manifest = tmp_path / "papers.json"
-    manifest.write_text(json.dumps({"packages": [{"package": "r-cran-x", "version": "1", "half": "dev", "pdfs": [
-        {"file": "a.pdf", "sha256": hashlib.sha256(b"%PDF-1.4 a").hexdigest()}]}]}))
+    manifest.write_text(
+        json.dumps(
+            {
+                "packages": [
+                    {
+                        "package": "r-cran-x",
+                        "version": "1",
+                        "half": "dev",
+                        "pdfs": [{"file": "a.pdf", "sha256": hashlib.sha256(b"%PDF-1.4 a").hexdigest()}],
+                    }
+                ]
+            }
+        )
+    )
     monkeypatch.setattr(papers.subprocess, "run", lambda *a, **k: pytest.fail("nothing to download"))
     assert papers.fetch(dest, manifest, log=lambda m: None) == [dest / "a.pdf"]
 

@@ -3,7 +3,6 @@
 import threading
 
 import pytest
-
 from sourcecheck.check import check_text
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import ModelError
@@ -12,10 +11,12 @@ from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
 
 # 8 sentences: supported, contradicted (a conflict: no model critique) and 3 unsupported (model critiques)
-TEXT = ("The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long. "
-        "The bridge was the first one painted by robots. The bridge is painted International Orange. "
-        "The colour was chosen by consulting architect Irving Morrow. The bridge is made entirely of recycled glass. "
-        "Its main span is 1,280 meters long. The bridge was designed by a committee of poets.")
+TEXT = (
+    "The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long. "
+    "The bridge was the first one painted by robots. The bridge is painted International Orange. "
+    "The colour was chosen by consulting architect Irving Morrow. The bridge is made entirely of recycled glass. "
+    "Its main span is 1,280 meters long. The bridge was designed by a committee of poets."
+)
 WAIT_S = 10  # a gate that never opens fails the test after this long; it opens at once when the calls overlap
 
 
@@ -79,6 +80,7 @@ def test_sentences_are_scored_at_once_and_the_events_are_those_of_one_at_a_time(
     assert [i for _, i, _ in first] == list(range(8))  # every sentence's first verdict, in sentence order
     # then the critiques of those not final, in the same order (the conflict and the three unsupported)
     assert rest == [("verdict", i, True) for _, i, final in first if not final] and len(rest) == 4
+
 
 def test_critiques_are_written_at_once_too(library):
     model = Gated(3, gated=("complete",))  # the three unsupported sentences' critiques
@@ -156,8 +158,11 @@ def test_only_a_remote_backend_takes_calls_at_once():
     from sourcecheck.llm import load_model
     from sourcecheck.llm.llama_cpp import LlamaCppModel
 
-    remote = load_model(load_settings({"BACKEND": "openai", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
-                                       "JUDGE_CONCURRENCY": 6}, environ={}))
+    remote = load_model(
+        load_settings(
+            {"BACKEND": "openai", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "JUDGE_CONCURRENCY": 6}, environ={}
+        )
+    )
     assert remote.concurrent == 6
     assert load_model(load_settings({"BACKEND": "fake"}, environ={})).concurrent == 1
     assert LlamaCppModel("missing.gguf").concurrent == 1  # one model on every core, its KV prefix reused in order

@@ -7,7 +7,6 @@ import sys
 import threading
 
 import pytest
-
 from fuzz_pdfs import flate_bomb, text_bomb
 from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.errors import PDFError

@@ -15,11 +15,17 @@ SOURCE = ev("The simulation used 10,000 replications and the HC3 estimator perfo
 
 def test_a_missing_number_is_paired_with_the_sources_number_of_its_kind_and_nothing_else_is_swapped():
     """Names and direction words are not swapped: on full papers that made true sentences red (docs/quality.md)."""
-    found = {(s.kind, s.claim_value, s.source_value): s.revised for s in swaps(
-        "In 2019 the study ran 1,000 replications with the HC0 estimator, which did worse in small samples.",
-        [SOURCE])}
-    assert found == {("count", "1,000", "10,000"): "In 2019 the study ran 10,000 replications with the HC0 "
-                                                   "estimator, which did worse in small samples."}
+    found = {
+        (s.kind, s.claim_value, s.source_value): s.revised
+        for s in swaps(
+            "In 2019 the study ran 1,000 replications with the HC0 estimator, which did worse in small samples.",
+            [SOURCE],
+        )
+    }
+    assert found == {
+        ("count", "1,000", "10,000"): "In 2019 the study ran 10,000 replications with the HC0 "
+        "estimator, which did worse in small samples."
+    }
 
 
 def test_values_the_evidence_states_and_numbers_of_other_things_are_not_swapped():
@@ -31,8 +37,9 @@ def test_values_the_evidence_states_and_numbers_of_other_things_are_not_swapped(
 def test_a_swap_that_the_judge_finds_supported_by_a_clear_margin_is_a_conflict_with_its_revision():
     right = "The study ran 10,000 replications."
     verify = {right: 0.9}.get
-    conflict, revised = find_by_reading("The study ran 1,000 replications.", [SOURCE], 0.2,
-                                        lambda t: verify(t, 0.1), 0.34)
+    conflict, revised = find_by_reading(
+        "The study ran 1,000 replications.", [SOURCE], 0.2, lambda t: verify(t, 0.1), 0.34
+    )
     assert (conflict.kind, conflict.claim_value, conflict.source_value) == ("number", "1,000", "10,000")
     assert conflict.evidence == 0 and conflict.quote == SOURCE.quote and revised == right
     # a rise too small, or an end below the threshold, is no evidence of a conflict
@@ -68,15 +75,22 @@ def test_a_critique_that_says_a_flagged_sentence_holds_or_puts_its_opinion_in_th
     from sourcecheck.judge import NOT_FOUND, critique_is_sound
 
     claim = "The HC3 estimator is clearly the most elegant choice for every application."
-    for critique in ("Both statements are essentially correct.", "The claim accurately describes the excerpt.",
-                     "The excerpt states that HC3 is the most elegant choice."):
+    for critique in (
+        "Both statements are essentially correct.",
+        "The claim accurately describes the excerpt.",
+        "The excerpt states that HC3 is the most elegant choice.",
+    ):
         assert not critique_is_sound(critique, claim, [SOURCE]), critique
-    for critique in ("The excerpt says HC3 performed best in small samples, not that it is the most elegant choice.",
-                     "The first part is correct, but the excerpts say nothing about elegance."):
+    for critique in (
+        "The excerpt says HC3 performed best in small samples, not that it is the most elegant choice.",
+        "The first part is correct, but the excerpts say nothing about elegance.",
+    ):
         assert critique_is_sound(critique, claim, [SOURCE]), critique
     model = FakeModel()
-    model.enqueue({"Yes": 0.1, "No": 0.9}, "Critique: Both statements are essentially correct.\nError type: "
-                  "unverifiable\nRevised: none")
+    model.enqueue(
+        {"Yes": 0.1, "No": 0.9},
+        "Critique: Both statements are essentially correct.\nError type: unverifiable\nRevised: none",
+    )
     judge = Judge(model, reading=False)
     card = judge.explain(claim, [SOURCE], judge.score(claim, [SOURCE]))
     assert card["critique"] == NOT_FOUND and card["error_type"] == "subjective"

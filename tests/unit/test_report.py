@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from sourcecheck.report import markdown
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,14 +16,44 @@ RESULT = {
         {"index": 2, "text": "The retriever is Contriever.", "checkable": True},
     ],
     "verdicts": [
-        {"index": 1, "label": "contradicted", "p_supported": 0.125, "error_type": "entity",
-         "critique": "The sentence says 350k; fava.pdf, page 2 says 35k.", "revised": "FAVA was trained on 35k instances.",
-         "evidence": [{"filename": "fava.pdf", "document_id": "d1", "page": 2, "stance": "refutes",
-                       "quote": "we generate 35k\ntraining instances"}]},
-        {"index": 2, "label": "supported", "p_supported": 0.995, "error_type": None, "critique": "Supported by fava.pdf.",
-         "cited": [{"text": "Izacard et al. (2022)", "document_id": None}, {"text": "Mishra (2024)", "document_id": "d1"}],
-         "revised": None, "evidence": [{"filename": "fava.pdf", "document_id": "d1", "page": 3, "stance": "related",
-                                        "quote": "Contriever retrieves passages"}]},
+        {
+            "index": 1,
+            "label": "contradicted",
+            "p_supported": 0.125,
+            "error_type": "entity",
+            "critique": "The sentence says 350k; fava.pdf, page 2 says 35k.",
+            "revised": "FAVA was trained on 35k instances.",
+            "evidence": [
+                {
+                    "filename": "fava.pdf",
+                    "document_id": "d1",
+                    "page": 2,
+                    "stance": "refutes",
+                    "quote": "we generate 35k\ntraining instances",
+                }
+            ],
+        },
+        {
+            "index": 2,
+            "label": "supported",
+            "p_supported": 0.995,
+            "error_type": None,
+            "critique": "Supported by fava.pdf.",
+            "cited": [
+                {"text": "Izacard et al. (2022)", "document_id": None},
+                {"text": "Mishra (2024)", "document_id": "d1"},
+            ],
+            "revised": None,
+            "evidence": [
+                {
+                    "filename": "fava.pdf",
+                    "document_id": "d1",
+                    "page": 3,
+                    "stance": "related",
+                    "quote": "Contriever retrieves passages",
+                }
+            ],
+        },
     ],
     "summary": {"p_all_supported": 0.004, "revised_text": "FAVA was trained on 35k instances."},
 }
@@ -49,13 +78,20 @@ def test_the_report_lists_each_sentence_with_label_probability_critique_revision
 
 @pytest.mark.skipif(not shutil.which("node"), reason="node is not installed")
 def test_the_side_panel_writes_the_same_report():
-    script = ("const r = require(process.argv[1]); const [res, meta] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-              "process.stdout.write(r.markdown(res, meta));")
+    script = (
+        "const r = require(process.argv[1]); const [res, meta] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "process.stdout.write(r.markdown(res, meta));"
+    )
     meta = {"title": META["title"], "url": META["url"], "checkedAt": META["checked_at"]}
     cancelled = {**RESULT, "verdicts": RESULT["verdicts"][:1], "summary": None}  # stopped before sentence 3
     for result in (RESULT, {**RESULT, "summary": None}, {**RESULT, "verdicts": []}, cancelled):
-        js = subprocess.run(["node", "-e", script, str(ROOT / "extension/lib/report.js")], input=json.dumps([result, meta]),
-                            capture_output=True, text=True, check=True).stdout
+        js = subprocess.run(
+            ["node", "-e", script, str(ROOT / "extension/lib/report.js")],
+            input=json.dumps([result, meta]),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         assert js == markdown(result, **META)
 
 
@@ -66,7 +102,9 @@ def test_the_cli_prints_the_report(settings, monkeypatch, capsys, bridge_pdf):
         monkeypatch.setenv(f"SOURCECHECK_{name}", str(value))
     assert main(["ingest", str(bridge_pdf)]) == 0
     capsys.readouterr()
-    assert main(["check", "--format", "markdown", "The Golden Gate Bridge opened in 1937. It was painted by robots."]) == 0
+    assert (
+        main(["check", "--format", "markdown", "The Golden Gate Bridge opened in 1937. It was painted by robots."]) == 0
+    )
     md = capsys.readouterr().out
     assert md.startswith("# sourcecheck report") and md.count("\n## ") == 2
     assert "> The Golden Gate Bridge opened in 1937." in md and "bridge.pdf, p. " in md

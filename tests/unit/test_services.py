@@ -1,9 +1,9 @@
 import threading
 
-from support import make_client
 from sourcecheck.app import create_app
 from sourcecheck.config import load_settings
 from sourcecheck.services import Services, get_services
+from support import make_client
 
 
 def test_warm_up_loads_the_model_in_the_background(settings, fava_pdf):

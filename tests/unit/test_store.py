@@ -1,7 +1,6 @@
 import httpx
 import pytest
 from chromadb.errors import InternalError, InvalidArgumentError
-
 from sourcecheck import store
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import ConfigError, IndexUnreachable

@@ -8,25 +8,37 @@ def texts(text):
 def test_offsets_are_exact_code_points():
     text = "Caf\u00e9 owners 😀 earn more. The rate is 76.2% (Benton, 2010). Really?"
     sentences = split_sentences(text)
-    assert [s.text for s in sentences] == ["Caf\u00e9 owners 😀 earn more.", "The rate is 76.2% (Benton, 2010).",
-                                           "Really?"]
+    assert [s.text for s in sentences] == [
+        "Caf\u00e9 owners 😀 earn more.",
+        "The rate is 76.2% (Benton, 2010).",
+        "Really?",
+    ]
     for s in sentences:
-        assert text[s.start:s.end] == s.text
+        assert text[s.start : s.end] == s.text
 
 
 def test_abbreviations_decimals_and_et_al_do_not_split():
     text = "Smith et al. (2010) found e.g. a 3.5 i.e. large gain vs. the U.S. baseline. Dr. J. Doe agreed."
     assert [t for t, _ in texts(text)] == [
-        "Smith et al. (2010) found e.g. a 3.5 i.e. large gain vs. the U.S. baseline.", "Dr. J. Doe agreed."]
+        "Smith et al. (2010) found e.g. a 3.5 i.e. large gain vs. the U.S. baseline.",
+        "Dr. J. Doe agreed.",
+    ]
 
 
 def test_markdown_lists_headings_and_newlines():
-    text = "## Key findings\nHere is a summary:\n- The bridge opened in 1937.\n* It is painted orange.\n" \
-           "1. Its span is 1,280 m long.\n2) It was the longest span for 27 years\n\nThanks!"
+    text = (
+        "## Key findings\nHere is a summary:\n- The bridge opened in 1937.\n* It is painted orange.\n"
+        "1. Its span is 1,280 m long.\n2) It was the longest span for 27 years\n\nThanks!"
+    )
     assert texts(text) == [
-        ("Key findings", False), ("Here is a summary:", False), ("The bridge opened in 1937.", True),
-        ("It is painted orange.", True), ("Its span is 1,280 m long.", True),
-        ("It was the longest span for 27 years", True), ("Thanks!", False)]
+        ("Key findings", False),
+        ("Here is a summary:", False),
+        ("The bridge opened in 1937.", True),
+        ("It is painted orange.", True),
+        ("Its span is 1,280 m long.", True),
+        ("It was the longest span for 27 years", True),
+        ("Thanks!", False),
+    ]
 
 
 def test_soft_wrapped_line_stays_one_sentence():
@@ -36,7 +48,9 @@ def test_soft_wrapped_line_stays_one_sentence():
 
 def test_preamble_before_colon_is_its_own_sentence():
     assert texts("Here is a summary: The bridge opened in 1937.") == [
-        ("Here is a summary:", False), ("The bridge opened in 1937.", True)]
+        ("Here is a summary:", False),
+        ("The bridge opened in 1937.", True),
+    ]
 
 
 def test_non_claims():
@@ -58,7 +72,7 @@ def test_citations():
     assert [(c.author, c.year) for c in found] == [("Benton", 2010), ("Mishra", 2024), ("Lee", 2021), ("Smith", 1999)]
     sentence = "As Benton (2010) showed."
     c = find_citations(sentence)[0]
-    assert sentence[c.start:c.end] == "Benton (2010)"
+    assert sentence[c.start : c.end] == "Benton (2010)"
 
 
 def test_numbers_are_normalised():
@@ -67,8 +81,12 @@ def test_numbers_are_normalised():
 
 def test_an_emoji_stays_with_the_sentence_before_it():
     text = "Great question! 🙂 Here is what the paper says. Café owners liked it 🚀. The span is 1,280 m."
-    assert texts(text) == [("Great question! 🙂", False), ("Here is what the paper says.", False),
-                           ("Café owners liked it 🚀.", True), ("The span is 1,280 m.", True)]
+    assert texts(text) == [
+        ("Great question! 🙂", False),
+        ("Here is what the paper says.", False),
+        ("Café owners liked it 🚀.", True),
+        ("The span is 1,280 m.", True),
+    ]
 
 
 def test_numbers_with_a_scale_word_meet_the_same_number_written_out():

@@ -12,7 +12,6 @@ import re
 import time
 
 import pytest
-
 from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
 from sourcecheck.check import check_text
 from sourcecheck.embeddings import HashEmbedding
@@ -31,10 +30,13 @@ def fill(unit, n):
 
 def plain(n=N):
     """Paragraphs of ordinary sentences, about 130 to check in 20,000 characters (the limit is 200)."""
-    return fill("The Golden Gate Bridge opened to traffic on May 27, 1937, after four years of work by a crew of "
-                "several hundred people on both sides of the strait. Its main span is 1,280 meters long, and for 27 "
-                "years it was the longest suspension bridge span anywhere in the world. Engineers chose the orange "
-                "colour so that passing ships could see the towers through the thick fog of the bay.\n\n", n)
+    return fill(
+        "The Golden Gate Bridge opened to traffic on May 27, 1937, after four years of work by a crew of "
+        "several hundred people on both sides of the strait. Its main span is 1,280 meters long, and for 27 "
+        "years it was the longest suspension bridge span anywhere in the world. Engineers chose the orange "
+        "colour so that passing ships could see the towers through the thick fog of the bay.\n\n",
+        n,
+    )
 
 
 def dna(n):
@@ -43,12 +45,12 @@ def dna(n):
 
 
 def lines(text, width=60):
-    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+    return "\n".join(text[i : i + width] for i in range(0, len(text), width))
 
 
 def claim(body, n):
     """One checkable sentence that the body runs on in: its citations, evidence and conflicts are looked for."""
-    return ("The bridge record reads " + body)[:n - 1] + "."
+    return ("The bridge record reads " + body)[: n - 1] + "."
 
 
 CASES = {  # name: the text of n characters

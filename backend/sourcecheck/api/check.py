@@ -32,12 +32,24 @@ def check():
             raise InvalidOption(f"'options.{name}' must be true or false, not {json.dumps(raw[name])[:40]}.")
     sensitivity = raw.get("sensitivity")
     if sensitivity is not None and (not isinstance(sensitivity, str) or sensitivity not in judge.thresholds):
-        raise InvalidOption(f"'options.sensitivity' must be one of {', '.join(judge.thresholds)}, not "
-                            f"{json.dumps(sensitivity)[:40]}.")
-    options = CheckOptions(revise=raw.get("revise") is True, decompose=raw.get("decompose") is True,
-                           top_k=svc.settings["TOP_K"], sensitivity=sensitivity)
-    events = check_text(text, svc.library(), judge, documents or None, options,
-                        max_chars=svc.settings["MAX_TEXT_CHARS"], max_sentences=svc.settings["MAX_SENTENCES"])
+        raise InvalidOption(
+            f"'options.sensitivity' must be one of {', '.join(judge.thresholds)}, not {json.dumps(sensitivity)[:40]}."
+        )
+    options = CheckOptions(
+        revise=raw.get("revise") is True,
+        decompose=raw.get("decompose") is True,
+        top_k=svc.settings["TOP_K"],
+        sensitivity=sensitivity,
+    )
+    events = check_text(
+        text,
+        svc.library(),
+        judge,
+        documents or None,
+        options,
+        max_chars=svc.settings["MAX_TEXT_CHARS"],
+        max_sentences=svc.settings["MAX_SENTENCES"],
+    )
     judge.prepare()  # a missing or broken model is a clear 503 now rather than an error mid-stream
     if request.accept_mimetypes.best == "application/json":
         return collect(events)

@@ -30,8 +30,9 @@ def upload():
         added.append(doc)
     if not added:  # every file was refused: report the first reason in the one error shape
         first = rejected[0]["error"]
-        raise SourcecheckError(f"No file was added. {rejected[0]['filename']}: {first['message']}",
-                               code=first["code"], status=422)
+        raise SourcecheckError(
+            f"No file was added. {rejected[0]['filename']}: {first['message']}", code=first["code"], status=422
+        )
     body = {"ok": True, "documents": added}
     if rejected:
         body["rejected"] = rejected

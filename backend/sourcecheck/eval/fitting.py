@@ -24,10 +24,16 @@ SCORE_FEATURES = ("logit_p",)
 L2 = 1e-2  # a few hundred items per fit and correlated answers: keep the weights small
 # Error types of the benchmarks that say which kind a wrong sentence is; the others (a nuance, an opinion)
 # are neither and are not used.
-CONTRADICTION_TYPES = {"contradicted", "Contradiction", "Mis-Referencing", "antonym_swap", "entity_modification",
-                       "negation_insertion_removal", "Unwanted.Intrinsic"}
-NOT_FOUND_TYPES = {"not_enough_evidence", "Extrinsic Information", "hallucinated_fact_insertion",
-                   "Unwanted.Extrinsic"}
+CONTRADICTION_TYPES = {
+    "contradicted",
+    "Contradiction",
+    "Mis-Referencing",
+    "antonym_swap",
+    "entity_modification",
+    "negation_insertion_removal",
+    "Unwanted.Intrinsic",
+}
+NOT_FOUND_TYPES = {"not_enough_evidence", "Extrinsic Information", "hallucinated_fact_insertion", "Unwanted.Extrinsic"}
 
 
 def units(data, name, calibration, threshold=0.5):
@@ -35,7 +41,9 @@ def units(data, name, calibration, threshold=0.5):
     grounded or sentence where the set labels sentences, else response."""
     out = []
     for record, result in data[name]:
-        out.append((record, result, items(record, result, lambda p, f, s=None: calibrated(p, f, calibration), threshold)[0]))
+        out.append(
+            (record, result, items(record, result, lambda p, f, s=None: calibrated(p, f, calibration), threshold)[0])
+        )
     views = {view for _, _, us in out for view, _ in us}
     view = next((v for v in ("grounded", "sentence") if v in views), "response")
     return [(record, result, [u for v, u in us if v == view]) for record, result, us in out], view
@@ -49,8 +57,7 @@ def primary(name, data, calibration, threshold=0.5):
     if not chosen:
         return None
     if view != "response":
-        return metrics.balanced_accuracy([u["y"] for u in chosen],
-                                         metrics.predict([u["p"] for u in chosen], threshold))
+        return metrics.balanced_accuracy([u["y"] for u in chosen], metrics.predict([u["p"] for u in chosen], threshold))
     out = score_view(chosen, threshold, response=True)
     return out.get("pairwise_accuracy", out["balanced_accuracy_any"])
 
@@ -61,7 +68,7 @@ def score_items(data, names, calibration):
     for name in names:
         mine = []
         per_record, view = units(data, name, calibration)
-        for record, result, us in per_record:
+        for _record, result, us in per_record:
             if view != "response":
                 mine += [(u["features"], u["y"]) for u in us if u.get("features")]
                 continue
@@ -84,7 +91,7 @@ def stance_items(data, names):
     for name in names:
         mine = []
         per_record, view = units(data, name, {"a": 1.0, "b": 0.0})
-        for record, result, us in per_record:
+        for _record, result, us in per_record:
             wrong = [u for u in us if u["y"] == 0]
             if view == "response" and wrong and result["verdicts"] and result["verdicts"][0].get("features"):
                 weakest = min(result["verdicts"], key=lambda v: v["p_raw"])
@@ -133,10 +140,12 @@ def fit_calibration(data, current, threshold=0.5):
         score_rows = score_items(data, others, current)
         score = fit_score(data, others, score_rows) if score_rows else None
         rows = stance_items(data, [name])
-        per_set[name] = {"current": primary(name, data, current, threshold),
-                         "held_out_fit": primary(name, data, score, threshold) if score else None,
-                         "stance_items": len(rows),
-                         "stance_conflict": conflict_accuracy(rows) if rows and "conflict" in rows[0][0] else None}
+        per_set[name] = {
+            "current": primary(name, data, current, threshold),
+            "held_out_fit": primary(name, data, score, threshold) if score else None,
+            "stance_items": len(rows),
+            "stance_conflict": conflict_accuracy(rows) if rows and "conflict" in rows[0][0] else None,
+        }
     score_rows = score_items(data, names, current)
     if not score_rows:
         return None

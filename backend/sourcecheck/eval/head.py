@@ -36,12 +36,16 @@ def export(predictions, out_dir):
         units = views.get("grounded") or views["sentence"]  # Factcheck-GPT's source-grounded view wins
         path = Path(out_dir) / f"{name}.npz"
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, record=np.array([u["record"] for u in units]),
-                            index=np.array([u["index"] for u in units]), y=np.array([u["y"] for u in units]),
-                            p_raw=np.array([u["p_raw"] for u in units], dtype=np.float32),
-                            state=np.stack([unpack_state(u["state"]) for u in units]).astype(np.float16),
-                            conflict=np.array([bool(u.get("conflict")) for u in units]),
-                            error_types=np.array(["|".join(u["error_types"]) for u in units]))
+        np.savez_compressed(
+            path,
+            record=np.array([u["record"] for u in units]),
+            index=np.array([u["index"] for u in units]),
+            y=np.array([u["y"] for u in units]),
+            p_raw=np.array([u["p_raw"] for u in units], dtype=np.float32),
+            state=np.stack([unpack_state(u["state"]) for u in units]).astype(np.float16),
+            conflict=np.array([bool(u.get("conflict")) for u in units]),
+            error_types=np.array(["|".join(u["error_types"]) for u in units]),
+        )
         written.append(path)
     return written
 
@@ -115,12 +119,16 @@ def leave_one_set_out(data, calibration, threshold=0.5):
         p_head = predict(head, d)
         p_now = sigmoid(calibration.get("a", 1.0) * logit(d["p_raw"].astype(float)) + calibration.get("b", 0.0))
         y = d["y"]
-        out[name] = {"n": int(len(y)), "strength": strength,
-                     "auroc_now": metrics.auroc(y, p_now), "auroc_head": metrics.auroc(y, p_head),
-                     "ba_now": metrics.balanced_accuracy(y, metrics.predict(p_now, threshold)),
-                     "ba_now_ci95": metrics.bootstrap_interval(y, metrics.predict(p_now, threshold)),
-                     "ba_head": metrics.balanced_accuracy(y, metrics.predict(p_head, threshold)),
-                     "ba_head_ci95": metrics.bootstrap_interval(y, metrics.predict(p_head, threshold))}
+        out[name] = {
+            "n": int(len(y)),
+            "strength": strength,
+            "auroc_now": metrics.auroc(y, p_now),
+            "auroc_head": metrics.auroc(y, p_head),
+            "ba_now": metrics.balanced_accuracy(y, metrics.predict(p_now, threshold)),
+            "ba_now_ci95": metrics.bootstrap_interval(y, metrics.predict(p_now, threshold)),
+            "ba_head": metrics.balanced_accuracy(y, metrics.predict(p_head, threshold)),
+            "ba_head_ci95": metrics.bootstrap_interval(y, metrics.predict(p_head, threshold)),
+        }
     return out
 
 
@@ -180,28 +188,46 @@ def main(argv=None):
     report = leave_one_set_out(data, load_calibration())
     for name, r in report.items():
         f = metrics.fmt
-        print(f"{name}: n {r['n']}, strength {r['strength']}: AUROC {f(r['auroc_now'])} -> {f(r['auroc_head'])}; "
-              f"BA {f(r['ba_now'])} -> {f(r['ba_head'])}")
+        print(
+            f"{name}: n {r['n']}, strength {r['strength']}: AUROC {f(r['auroc_now'])} -> {f(r['auroc_head'])}; "
+            f"BA {f(r['ba_now'])} -> {f(r['ba_head'])}"
+        )
     strength, cv = choose_strength(list(data.values()))
     head = fit(list(data.values()), strength)
     thresholds = sensitivity(data[args.tune]["y"], out_of_fold(data, args.tune, strength)) if args.tune else None
     held = {}
     for name in args.hold_out:
         p, y = predict(head, everything[name]), everything[name]["y"]
-        held[name] = {"n": int(len(y)), "auroc": metrics.auroc(y, p), **{
-            f"{k}_true_flagged": float(np.mean(p[y == 1] < t)) for k, t in (thresholds or {}).items()}, **{
-            f"{k}_errors_caught": float(np.mean(p[y == 0] < t)) for k, t in (thresholds or {}).items()}}
+        held[name] = {
+            "n": int(len(y)),
+            "auroc": metrics.auroc(y, p),
+            **{f"{k}_true_flagged": float(np.mean(p[y == 1] < t)) for k, t in (thresholds or {}).items()},
+            **{f"{k}_errors_caught": float(np.mean(p[y == 0] < t)) for k, t in (thresholds or {}).items()},
+        }
         print(f"{name} (never fitted on): " + ", ".join(f"{k} {v:.3f}" for k, v in held[name].items() if k != "n"))
     if thresholds:
         print("sensitivity thresholds (tuned on " + args.tune + "):", thresholds)
     if args.out:
-        Path(args.out).write_text(json.dumps({
-            "model": args.model, "weights": [round(float(w), 7) for w in head["weights"]],
-            "logit_weight": round(head["logit_weight"], 6), "bias": round(head["bias"], 6),
-            **({"sensitivity": thresholds} if thresholds else {}),
-            "fitted_on": {"sets": {n: int(len(d["y"])) for n, d in data.items()}, "strength": strength,
-                          "cv_auroc": round(cv, 4), "leave_one_set_out": report, "held_out": held}},
-            default=float) + "\n")
+        Path(args.out).write_text(
+            json.dumps(
+                {
+                    "model": args.model,
+                    "weights": [round(float(w), 7) for w in head["weights"]],
+                    "logit_weight": round(head["logit_weight"], 6),
+                    "bias": round(head["bias"], 6),
+                    **({"sensitivity": thresholds} if thresholds else {}),
+                    "fitted_on": {
+                        "sets": {n: int(len(d["y"])) for n, d in data.items()},
+                        "strength": strength,
+                        "cv_auroc": round(cv, 4),
+                        "leave_one_set_out": report,
+                        "held_out": held,
+                    },
+                },
+                default=float,
+            )
+            + "\n"
+        )
     return 0
 
 

@@ -54,7 +54,7 @@ def ranks(x):
         j = i
         while j + 1 < len(x) and sorted_x[j + 1] == sorted_x[i]:
             j += 1
-        r[order[i:j + 1]] = (i + j) / 2 + 1
+        r[order[i : j + 1]] = (i + j) / 2 + 1
         i = j + 1
     return r
 
@@ -199,12 +199,17 @@ def summarize(y, p, threshold=0.5, types=None):
     pred = predict(p, threshold)
     theta, ba_best = best_threshold(y, p)
     out = {
-        "n": int(len(y)), "n_supported": int(np.sum(y == 1)), "n_unsupported": int(np.sum(y == 0)),
-        "threshold": threshold, "balanced_accuracy": balanced_accuracy(y, pred),
+        "n": int(len(y)),
+        "n_supported": int(np.sum(y == 1)),
+        "n_unsupported": int(np.sum(y == 0)),
+        "threshold": threshold,
+        "balanced_accuracy": balanced_accuracy(y, pred),
         "balanced_accuracy_ci95": bootstrap_interval(y, pred),
         **precision_recall_f1(y, pred),
-        "auroc": auroc(y, p), "ece": expected_calibration_error(y, p),
-        "best_threshold": theta, "balanced_accuracy_best": ba_best,
+        "auroc": auroc(y, p),
+        "ece": expected_calibration_error(y, p),
+        "best_threshold": theta,
+        "balanced_accuracy_best": ba_best,
         "balanced_accuracy_cv": cross_validated_accuracy(y, p),
     }
     if types is not None and any(types):

@@ -52,12 +52,14 @@ def fit(sets):
 
 def scores(y, p, threshold=0.5):
     flagged = p < threshold
-    return {"n": int(len(y)), "balanced_accuracy": metrics.balanced_accuracy(list(y.astype(int)),
-                                                                             list((~flagged).astype(int))),
-            "ece": metrics.expected_calibration_error(list(y.astype(int)), list(p)),
-            "auroc": metrics.auroc(list(y.astype(int)), list(p)),
-            "true_flagged": float(flagged[y == 1].mean()) if (y == 1).any() else None,
-            "errors_caught": float(flagged[y == 0].mean()) if (y == 0).any() else None}
+    return {
+        "n": int(len(y)),
+        "balanced_accuracy": metrics.balanced_accuracy(list(y.astype(int)), list((~flagged).astype(int))),
+        "ece": metrics.expected_calibration_error(list(y.astype(int)), list(p)),
+        "auroc": metrics.auroc(list(y.astype(int)), list(p)),
+        "true_flagged": float(flagged[y == 1].mean()) if (y == 1).any() else None,
+        "errors_caught": float(flagged[y == 0].mean()) if (y == 0).any() else None,
+    }
 
 
 def leave_one_set_out(data):
@@ -100,26 +102,39 @@ def main(argv=None):
         print("| set | BA | ECE | true flagged | errors caught |\n| --- |" + " --- |" * 4)
         for name, (y, x) in data.items():
             s = scores(y, sigmoid(cal["a"] * x + cal["b"]), t)
-            print(f"| {name} | {100 * s['balanced_accuracy']:.1f} | {100 * s['ece']:.1f} | {_pct(s['true_flagged'])} "
-                  f"| {_pct(s['errors_caught'])} |")
+            print(
+                f"| {name} | {100 * s['balanced_accuracy']:.1f} | {100 * s['ece']:.1f} | {_pct(s['true_flagged'])} "
+                f"| {_pct(s['errors_caught'])} |"
+            )
     dev = [n for n in data if not n.endswith(HELD_OUT)]
     a, b = fit([data[n] for n in dev])
     print(f"fitted on {', '.join(dev)}: a {a:.4f}, b {b:.4f}")
     print("| set | n | fit on | BA @0.5 | ECE | AUROC | true flagged | errors caught |\n| --- |" + " --- |" * 7)
     for name, s in leave_one_set_out(data).items():
         fit_on = "the others" if name in dev else "all dev"
-        print(f"| {name} | {s['n']} | {fit_on} | {100 * s['balanced_accuracy']:.1f} | {100 * s['ece']:.1f} "
-              f"| {100 * s['auroc']:.1f} | {_pct(s['true_flagged'])} | {_pct(s['errors_caught'])} |")
+        print(
+            f"| {name} | {s['n']} | {fit_on} | {100 * s['balanced_accuracy']:.1f} | {100 * s['ece']:.1f} "
+            f"| {100 * s['auroc']:.1f} | {_pct(s['true_flagged'])} | {_pct(s['errors_caught'])} |"
+        )
     levels = sensitivity(data, a, b)
     print("sensitivity:", levels)
     if args.out:
-        Path(args.out).write_text(json.dumps({
-            "a": round(a, 4), "b": round(b, 4), "sensitivity": levels,
-            "fitted_on": f"Platt on {', '.join(dev)} (features of the current pipeline, tests/data/features), "
-                         "each set weighing the same and its supported and unsupported sentences the same, so that "
-                         "0.5 is the balanced point (eval/operating.py)",
-            "sensitivity_fitted_on": f"relaxed flags at most {RELAXED_TRUE_FLAGGED:.0%} of true sentences, strict "
-                                     f"catches {STRICT_ERRORS_CAUGHT:.0%} of errors (means over the same sets)"}) + "\n")
+        Path(args.out).write_text(
+            json.dumps(
+                {
+                    "a": round(a, 4),
+                    "b": round(b, 4),
+                    "sensitivity": levels,
+                    "fitted_on": f"Platt on {', '.join(dev)} (features of the current pipeline, tests/data/features), "
+                    "each set weighing the same and its supported and unsupported sentences the same, so that "
+                    "0.5 is the balanced point (eval/operating.py)",
+                    "sensitivity_fitted_on": f"relaxed flags at most {RELAXED_TRUE_FLAGGED:.0%} of true sentences, "
+                    "strict "
+                    f"catches {STRICT_ERRORS_CAUGHT:.0%} of errors (means over the same sets)",
+                }
+            )
+            + "\n"
+        )
     return 0
 
 

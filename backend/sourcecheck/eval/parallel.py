@@ -72,9 +72,10 @@ class StubJudge:
             yes, no = (-2.3, -0.1) if "reportedly" in claim else (-0.1, -2.3)
             word = "Yes" if yes > no else "No"
             top = [{"token": "Yes", "logprob": yes, "bytes": None}, {"token": "No", "logprob": no, "bytes": None}]
-            choice.update(message={"role": "assistant", "content": word},
-                          logprobs={"content": [{"token": word, "logprob": max(yes, no), "bytes": None,
-                                                 "top_logprobs": top}]})
+            choice.update(
+                message={"role": "assistant", "content": word},
+                logprobs={"content": [{"token": word, "logprob": max(yes, no), "bytes": None, "top_logprobs": top}]},
+            )
         else:
             choice.update(message={"role": "assistant", "content": CRITIQUE})
         return {"id": "stub", "object": "chat.completion", "created": 0, "model": "stub", "choices": [choice]}

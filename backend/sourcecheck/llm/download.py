@@ -20,8 +20,9 @@ def pull(entry, models_dir, log=print, progress=True, timeout=TIMEOUT_S):
         if entry["runs"] == "openai":
             how = f"it is served by {entry.get('server', 'an OpenAI-compatible server')}. {entry.get('note', '')}"
         else:
-            how = "install it with `sourcecheck models install`." if entry.get("source") else \
-                "see `sourcecheck models`."
+            how = (
+                "install it with `sourcecheck models install`." if entry.get("source") else "see `sourcecheck models`."
+            )
         raise ModelError(f"{name} has no download URL: {how}".strip(), code="model_missing")
     models_dir = Path(models_dir)
     models_dir.mkdir(parents=True, exist_ok=True)
@@ -58,20 +59,24 @@ def _fetch(entry, part, have, progress, timeout):
         if e.code == 416 and have:  # the server's file is no longer than our part: not the same file, start over
             part.unlink()
             return _fetch(entry, part, 0, progress, timeout)
-        raise ModelError(f"Downloading {name}: {url} answered HTTP {e.code} {e.reason}.",
-                         code="model_download_failed") from None
+        raise ModelError(
+            f"Downloading {name}: {url} answered HTTP {e.code} {e.reason}.", code="model_download_failed"
+        ) from None
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", e)
-        raise ModelError(f"Cannot download {name} from {url} ({reason}); is this machine online?",
-                         code="model_download_failed") from None
+        raise ModelError(
+            f"Cannot download {name} from {url} ({reason}); is this machine online?", code="model_download_failed"
+        ) from None
     with resp:
         # 206 with our offset: the rest follows. Anything else (200) is the whole file from its first byte.
         content_range = resp.headers.get("Content-Range", "")
         resumed = bool(have) and resp.status == 206 and content_range.startswith(f"bytes {have}-")
         if resp.status == 206 and not resumed:  # a part from elsewhere in the file: not to be taken as its start
             if not have:
-                raise ModelError(f"Downloading {name}: {url} sent part of the file ({content_range or 'no range'}) "
-                                 "unasked.", code="model_download_failed")
+                raise ModelError(
+                    f"Downloading {name}: {url} sent part of the file ({content_range or 'no range'}) unasked.",
+                    code="model_download_failed",
+                )
             part.unlink(missing_ok=True)
             return _fetch(entry, part, 0, progress, timeout)
         done = have if resumed else 0
@@ -93,9 +98,11 @@ def _fetch(entry, part, have, progress, timeout):
 
 
 def _cut(entry, done, why):
-    return ModelError(f"The download of {entry['name']} stopped at {done / 1e6:.0f} of {entry['size'] / 1e6:.0f} MB "
-                      f"({why}). Run `sourcecheck models pull {entry['name']}` again to resume it.",
-                      code="model_download_failed")
+    return ModelError(
+        f"The download of {entry['name']} stopped at {done / 1e6:.0f} of {entry['size'] / 1e6:.0f} MB "
+        f"({why}). Run `sourcecheck models pull {entry['name']}` again to resume it.",
+        code="model_download_failed",
+    )
 
 
 def _verify(entry, part):
@@ -103,17 +110,29 @@ def _verify(entry, part):
     size = part.stat().st_size
     if size != entry["size"]:
         part.unlink()
-        raise ModelError(f"The download of {entry['name']} has {size} bytes, not {entry['size']}; it was deleted. "
-                         f"Pull it again.", code="model_corrupt")
+        raise ModelError(
+            f"The download of {entry['name']} has {size} bytes, not {entry['size']}; it was deleted. Pull it again.",
+            code="model_corrupt",
+        )
     if entry.get("sha256") and (found := sha256_of(part)) != entry["sha256"]:
         part.unlink()
-        raise ModelError(f"The download of {entry['name']} has sha256 {found}, not {entry['sha256']}: the file at "
-                         f"{entry['url']} is not the one the catalog names. It was deleted.", code="model_corrupt")
+        raise ModelError(
+            f"The download of {entry['name']} has sha256 {found}, not {entry['sha256']}: the file at "
+            f"{entry['url']} is not the one the catalog names. It was deleted.",
+            code="model_corrupt",
+        )
 
 
 def _bar(entry, done, progress):
     """A progress bar on stderr (tqdm comes with transformers, which sentence-transformers needs)."""
     from tqdm import tqdm
 
-    return tqdm(total=entry["size"], initial=done, unit="B", unit_scale=True, unit_divisor=1024, desc=entry["name"],
-                disable=not progress)
+    return tqdm(
+        total=entry["size"],
+        initial=done,
+        unit="B",
+        unit_scale=True,
+        unit_divisor=1024,
+        desc=entry["name"],
+        disable=not progress,
+    )

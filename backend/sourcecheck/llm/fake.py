@@ -60,7 +60,9 @@ class FakeModel(Model):
                 raise reply
             return reply
         if "Critiques:" in messages[-1]["content"]:  # the whole-text revision: each conflict's value put right
-            text, critiques = re.search(r"Text:\n(.*?)\n\nCritiques:\n(.*?)\n\n", messages[-1]["content"], re.DOTALL).groups()
+            text, critiques = re.search(
+                r"Text:\n(.*?)\n\nCritiques:\n(.*?)\n\n", messages[-1]["content"], re.DOTALL
+            ).groups()
             for wrong, right in re.findall(r"The sentence says (.+?); .+? says (.+?)(?::|\.(?:\s|$))", critiques):
                 text = text.replace(wrong, right)
             return text
@@ -69,13 +71,16 @@ class FakeModel(Model):
         if kind == "contradicted":
             # The right number is in the excerpt most like the claim (the block may hold other sentences' too).
             words = set(content_words(claim))
-            best = max(re.findall(r"^\[\d+\] (.*)$", sources, re.MULTILINE) or [sources],
-                       key=lambda line: len(words & set(content_words(line))))
+            best = max(
+                re.findall(r"^\[\d+\] (.*)$", sources, re.MULTILINE) or [sources],
+                key=lambda line: len(words & set(content_words(line))),
+            )
             wrong = sorted(numbers(claim) - numbers(best))
             right = sorted(numbers(best) - numbers(claim))
             revised = claim.replace(_written(claim, wrong[0]), _written(best, right[0])) if right and wrong else "none"
-            return (f"Critique: The sources give a different number than the claim.\n"
-                    f"Error type: entity\nRevised: {revised}")
+            return (
+                f"Critique: The sources give a different number than the claim.\nError type: entity\nRevised: {revised}"
+            )
         return "Critique: The sources do not mention this.\nError type: unverifiable\nRevised: none"
 
 

@@ -13,15 +13,14 @@ from sourcecheck.errors import ModelError
 from sourcecheck.llm.base import Model, normalise
 from sourcecheck.llm.catalog import INSTALL_HINT
 
-
 # Checks that run at once (each in its own server thread) take turns at the model, one call each; every turn would
 # read the other check's evidence again (4 users got 0.42x the throughput of one). So when a call would throw away
 # the context another thread used moments ago, that context is kept, and put back when a prompt that shares it
 # comes: a copy of its KV cache (~37 MB at 1.3k tokens, ~0.1 s; 10 ms to put back, against ~16 s to read again).
 # One check alone (one thread) never pays for this.
 KEEP_CONTEXTS = 4  # contexts kept at most (about one per concurrent user)
-IN_USE_S = 120     # a context used this recently belongs to a check still running; older kept ones are dropped
-MIN_TOKENS = 64    # shorter contexts are cheaper to read again than to keep
+IN_USE_S = 120  # a context used this recently belongs to a check still running; older kept ones are dropped
+MIN_TOKENS = 64  # shorter contexts are cheaper to read again than to keep
 
 
 def _common(ids, tokens):
@@ -87,11 +86,20 @@ class LlamaCppModel(Model):
             # use_mmap=False: llama.cpp repacks the weights for the CPU into memory of its own, so a mapped
             # file would stay resident beside that copy (RSS 1.9 GB instead of 1.3 GB, same speed). Batches
             # of 128 read prompts as fast as 512 on 2 cores with smaller buffers (56 MB less).
-            return Llama(model_path=str(self.path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                         n_threads_batch=self.n_threads, n_batch=128, use_mmap=False, verbose=False)
+            return Llama(
+                model_path=str(self.path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_batch=128,
+                use_mmap=False,
+                verbose=False,
+            )
         except Exception as e:
-            raise ModelError(f"The model file {self.path} could not be loaded ({e}); it may be damaged. "
-                             f"{INSTALL_HINT}", code="model_corrupt") from None
+            raise ModelError(
+                f"The model file {self.path} could not be loaded ({e}); it may be damaged. {INSTALL_HINT}",
+                code="model_corrupt",
+            ) from None
 
     def tokens(self, messages):
         """The chat, formatted with the model's own template and ready for its reply, as tokens."""
@@ -135,10 +143,11 @@ class LlamaCppModel(Model):
         is still running, and put back a kept context that shares more with the prompt. Returns tokens."""
         llm, now = self._llm, time.monotonic()
         self._prune(now)
-        current = llm.input_ids[:llm.n_tokens]
+        current = llm.input_ids[: llm.n_tokens]
         shared = _common(current, tokens[:-1])
-        gain, best = max(((_common(ids, tokens[:-1]) - shared, k) for k, (ids, _, _) in self._kept.items()),
-                         default=(0, None))
+        gain, best = max(
+            ((_common(ids, tokens[:-1]) - shared, k) for k, (ids, _, _) in self._kept.items()), default=(0, None)
+        )
         # taken out before the current context is kept: keeping may push the oldest (often this one) out
         restore = self._kept.pop(best) if gain > MIN_TOKENS else None
         other = self._used_by != threading.get_ident() and now - self._used_at < IN_USE_S
@@ -151,7 +160,7 @@ class LlamaCppModel(Model):
             ctx = llm._ctx.ctx
             llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(ctx), 0, -1, -1)
             if llama_cpp.llama_state_seq_set_data(ctx, data, len(data), 0):
-                llm.input_ids[:len(ids)] = ids
+                llm.input_ids[: len(ids)] = ids
                 llm.n_tokens = len(ids)
             else:  # not restored: the prompt is read in full
                 llm.n_tokens = 0
@@ -206,8 +215,7 @@ class LlamaCppModel(Model):
             # Pooling NONE: the per-token output of the last layer after the output norm (result_norm).
             pointer = llama_cpp.llama_get_embeddings_ith(ctx, -1)
             if not pointer:
-                raise ModelError("llama.cpp gave no hidden state for the last token.", code="model_error",
-                                 status=500)
+                raise ModelError("llama.cpp gave no hidden state for the last token.", code="model_error", status=500)
             return np.ctypeslib.as_array(pointer, shape=(llm.n_embd(),)).astype(np.float32, copy=True)
         finally:
             llama_cpp.llama_set_embeddings(ctx, False)
@@ -223,5 +231,8 @@ class LlamaCppModel(Model):
 
     def _check_fits(self, tokens, reserve=1):
         if len(tokens) + reserve > self.n_ctx:
-            raise ModelError(f"The prompt has {len(tokens)} tokens, more than the model's context of {self.n_ctx}.",
-                             code="prompt_too_long", status=500)
+            raise ModelError(
+                f"The prompt has {len(tokens)} tokens, more than the model's context of {self.n_ctx}.",
+                code="prompt_too_long",
+                status=500,
+            )

@@ -43,18 +43,19 @@ class OpenAIModel(Model):
     def _create(self, messages, **kwargs):
         where = self.base_url or "the OpenAI API"
         try:
-            reply = self._client.chat.completions.create(model=self.name, messages=messages, temperature=0.0,
-                                                         **kwargs)
+            reply = self._client.chat.completions.create(model=self.name, messages=messages, temperature=0.0, **kwargs)
         except self._openai.APITimeoutError:
             raise ModelError(f"{where} did not answer in time.", code="model_timeout", status=504) from None
         except self._openai.APIConnectionError:
             raise ModelError(f"Cannot reach {where}; is the server running?", code="model_unreachable") from None
         except self._openai.APIStatusError as e:
-            raise ModelError(f"{where} answered with HTTP {e.status_code}: {_short(e.message)}",
-                             code="model_error", status=502) from None
+            raise ModelError(
+                f"{where} answered with HTTP {e.status_code}: {_short(e.message)}", code="model_error", status=502
+            ) from None
         except self._openai.APIResponseValidationError:
-            raise ModelError(f"{where} sent a response that is not an OpenAI chat completion.",
-                             code="model_bad_response", status=502) from None
+            raise ModelError(
+                f"{where} sent a response that is not an OpenAI chat completion.", code="model_bad_response", status=502
+            ) from None
         if not getattr(reply, "choices", None):
             raise ModelError(f"{where} sent a response without choices.", code="model_bad_response", status=502)
         return reply

@@ -104,8 +104,11 @@ def check(rec, where, err, halves):
 
 
 def main(paths):
-    halves = {p["file"]: pkg["half"] for pkg in json.loads((HERE / "papers.json").read_text())["packages"]
-              for p in pkg["pdfs"]}
+    halves = {
+        p["file"]: pkg["half"]
+        for pkg in json.loads((HERE / "papers.json").read_text())["packages"]
+        for p in pkg["pdfs"]
+    }
     errs, seen, counts, records = [], set(), Counter(), 0
     for path in paths:
         for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
