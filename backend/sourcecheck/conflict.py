@@ -7,26 +7,17 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from sourcecheck.text import STOPWORDS, content_words, sentence_texts
-
-WORD_NUMBERS = {
-    w: n
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen".split()
-    )
-    if n >= 2
-}  # "one" is mostly not a count ("one of the")
-TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
-UNITS = {w: n for n, w in enumerate("one two three four five six seven eight nine".split(), 1)}
-_WORD_NUMBER = re.compile(
-    r"\b(?:(" + "|".join(TENS) + r")(?:[-\s](" + "|".join(UNITS) + r"))?|(" + "|".join(WORD_NUMBERS) + r"))\b",
-    re.IGNORECASE,
+from sourcecheck.text import (
+    STOPWORDS,
+    TENS,
+    UNITS,
+    WORD_NUMBER,
+    WORD_NUMBERS,
+    content_words,
+    read_numbers,
+    sentence_texts,
 )
-# "one hundred and twenty-eight": the hundreds before a word number belong to it
-_HUNDREDS = re.compile(r"\b(a|" + "|".join(UNITS) + r")[\s-]+hundred(?:[\s-]+and)?[\s-]+$", re.IGNORECASE)
-_THOUSANDS = re.compile(r"\b(thousand|million|billion)[\s,-]+(?:and[\s-]+)?$", re.IGNORECASE)
-SCALE = {"k": 1e3, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
+
 TIME_UNITS = {
     "seconds",
     "minutes",
@@ -99,17 +90,13 @@ for _pair in _PAIRS.split("|"):
     OPPOSITE.setdefault(_b, set()).add(_a)
 ABOUT_THE_SAME = 0.5  # share of the claim's other content words a source sentence must hold to be about it
 NEAR = 45  # characters on either side of a value whose words say what it is about ("95 days after sowing")
-_NUMBER = re.compile(
-    r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<!× )(?<!x )(\d+(?:,\d{3})*(?:\.\d+)?)(?:\s?(%|percent\b|k\b|"
-    r"hundred\b|thousand\b|million\b|billion\b|bn\b)|((?-i:B))\b)?(?![A-Za-z\d^])",
-    re.IGNORECASE,
-)
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*", re.IGNORECASE)
-_SCALE_WORD = re.compile(r"[\s-]+(hundred|thousand|million|billion)\b", re.IGNORECASE)
 
 
 @dataclass
-class Number:
+class Stated:
+    """A number as a sentence states it, with the words that say what it counts."""
+
     text: str  # as written: "350,000", "35k", "76.2%", "five"
     value: float
     kind: str  # year | percent | count
@@ -141,48 +128,18 @@ class Conflict:
 
 
 def find_numbers(text):
-    """The numbers a text states, with their kind, unit word and the words before them."""
-    out = []
-    for m in _NUMBER.finditer(text):
-        raw, suffix = m.group(1), (m.group(2) or ("billion" if m.group(3) else "")).lower()
-        value = float(raw.replace(",", "")) * SCALE.get(suffix, 1.0)
-        kind = (
-            "percent"
-            if suffix in ("%", "percent")
-            else ("year" if re.fullmatch(r"1[5-9]\d\d|20\d\d", raw) and not suffix else "count")
+    """The numbers a text states (text.read_numbers), with their unit word and the words before and around them."""
+    return [
+        Stated(
+            n.text,
+            n.value,
+            n.kind,
+            text[max(0, n.start - 25) : n.start].lower(),
+            _next_word(text, n.end),
+            _near(text, n.start, n.end),
         )
-        out.append(
-            Number(
-                m.group(0),
-                value,
-                kind,
-                text[max(0, m.start() - 25) : m.start()].lower(),
-                _next_word(text, m.end()),
-                _near(text, m.start(), m.end()),
-            )
-        )
-    for m in _WORD_NUMBER.finditer(text):
-        if _SCALE_WORD.match(text, m.end()):  # at m.end(), not in a copy of the rest: once per word number
-            continue  # "two million": a scale this reader does not multiply out, so no value to compare
-        tens, unit, small = (g.lower() if g else g for g in m.groups())
-        value = TENS[tens] + UNITS.get(unit, 0) if tens else WORD_NUMBERS[small]
-        start, hundreds = m.start(), _HUNDREDS.search(text[max(0, m.start() - 20) : m.start()])
-        if hundreds:
-            value += 100 * UNITS.get(hundreds.group(1).lower(), 1)
-            start = max(0, m.start() - 20) + hundreds.start()
-        if _THOUSANDS.search(text[max(0, start - 15) : start]):
-            continue  # "one thousand two hundred and fifty": the thousands are not read, so no value to compare
-        out.append(
-            Number(
-                text[start : m.end()],
-                float(value),
-                "count",
-                text[max(0, start - 25) : start].lower(),
-                _next_word(text, m.end()),
-                _near(text, start, m.end()),
-            )
-        )
-    return out
+        for n in read_numbers(text)
+    ]
 
 
 def stems(text):
@@ -520,7 +477,7 @@ def corrected(claim, conflict):
         return None
     pattern = r"(?<![\w.,])" + re.escape(conflict.claim_value) + r"(?![\w])"  # the whole word or number only
     value, first = conflict.source_value, conflict.source_value.split()[0].lower()
-    if first in UNITS or first == "a" or _WORD_NUMBER.fullmatch(first):
+    if first in UNITS or first == "a" or WORD_NUMBER.fullmatch(first):
         value = value[0].lower() + value[1:]  # a word number that opened the source's sentence: not mid-sentence
     fixed, n = re.subn(pattern, value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
     return fixed if n else None

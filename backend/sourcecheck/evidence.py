@@ -7,13 +7,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from sourcecheck.text import STOPWORDS, content_words, numbers, split_sentences
+from sourcecheck.text import STOPWORDS, content_words, numbers, read_numbers, split_sentences
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
 ALIGNED_WORDS = 90  # most words of source sentences an aligned prompt shows (aligned())
 # A sentence that opens by pointing back ("It", "These models", "Such a test") needs the one before it.
 _LINE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
-_NUMBER = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*%?(?!\w)")  # a value, not "COVID-19" or "GPT-4"
 _SECTION = re.compile(r"\s*\d+(?:\.\d+)*\.?\s")  # "2.1 Drought treatment": a heading's number
 _ITEM = re.compile(r"\s*(?:[-*+•◦▪]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s")  # a list item: a short claim of its own
 _POINTS_BACK = re.compile(
@@ -188,7 +187,7 @@ def _is_label(line):
         and words[-1].lower() not in STOPWORDS
         and not _LINE_END.search(line)
         and not _ITEM.match(line)
-        and not _NUMBER.search(_SECTION.sub("", line, count=1))
+        and not any(n.text[0].isdigit() for n in read_numbers(_SECTION.sub("", line, count=1)))  # a table row
     )
 
 
