@@ -114,9 +114,28 @@ class Conflict:
     source_value: str
     evidence: int  # index of the evidence item whose passage says otherwise
     quote: str  # the source sentence, verbatim from the passage
-    agrees: int | None = None  # a disagreement between documents: the evidence item that states the claim's value
-    agreeing_quote: str | None = None
     fixable: bool = True  # whether putting source_value in place of claim_value corrects the sentence
+
+    def to_dict(self):
+        return {
+            "kind": self.kind,
+            "claim_value": self.claim_value,
+            "source_value": self.source_value,
+            "quote": self.quote,
+        }
+
+
+@dataclass
+class Disagreement:
+    """Two documents that state different values for what a sentence states: one the sentence's, one another."""
+
+    claim_value: str
+    source_value: str
+    evidence: int  # the evidence item that states another value
+    quote: str  # its sentence, verbatim
+    agrees: int  # the evidence item that states the sentence's value
+    agreeing_quote: str
+    kind: str = "disagreement"
 
     def to_dict(self):
         return {
@@ -178,9 +197,8 @@ def find_conflict(claim, evidence):
 
 def find_conflicts(claim, evidence, also=()):
     """(conflict, disagreement): the claim's first conflict with the evidence, or None; and, when there is
-    none, a disagreement between documents, or None: the claim's number is stated by one document while
-    another states another value for the same thing (kind "disagreement"; evidence/quote: the other
-    document; agrees/agreeing_quote: the one that states the claim's value).
+    none, a Disagreement between documents, or None: the claim's number is stated by one document while
+    another states another value for the same thing.
 
     also: (document id, text) of the claim's candidate passages (the search's hits). A value that a sentence of
     the same document as the conflicting item states, of the same kind and the same thing, near the claim's
@@ -236,7 +254,7 @@ def find_conflicts(claim, evidence, also=()):
                 unclaimed[k] = _unclaimed(claim_numbers, here)
             found = _number_conflict([c], unclaimed[k], True)
             if found:
-                return None, Conflict("disagreement", c.text, found[2], j, sentence, agree[0], agree[1])
+                return None, Disagreement(c.text, found[2], j, sentence, agree[0], agree[1])
     return None, None
 
 
@@ -461,7 +479,7 @@ def describe(conflict, filename, page, agreeing=None):
     """The card's critique for a found conflict, from the data alone; agreeing: (filename, page) of the
     document that states the claim's value, for a disagreement between documents."""
     where = f"{filename}, page {page}"
-    if conflict.kind == "disagreement":
+    if isinstance(conflict, Disagreement):
         return (
             f"Your sources disagree: {agreeing[0]}, page {agreeing[1]} says {conflict.claim_value} "
             f"(“{conflict.agreeing_quote}”); {where} says {conflict.source_value} (“{conflict.quote}”)"

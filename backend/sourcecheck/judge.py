@@ -11,21 +11,14 @@ from string import Template
 
 from sourcecheck.calibration import calibrated, head_probability, logit
 from sourcecheck.calibration import load as load_calibration
-from sourcecheck.conflict import Conflict, corrected, describe, find_conflict, find_conflicts
+from sourcecheck.conflict import Conflict, Disagreement, find_conflict, find_conflicts
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import format_sources
 from sourcecheck.reading import find_by_reading
 from sourcecheck.text import STOPWORDS, content_words, numbers
+from sourcecheck.verdict import decide, stated_card
 
 NOT_FOUND = "Your PDFs do not say this; the closest passages are shown below."
-# FAVA's type for each kind of conflict conflict.py finds
-CONFLICT_TYPES = {
-    "number": "entity",
-    "year": "entity",
-    "percent": "entity",
-    "negation": "contradictory",
-    "direction": "relation",
-}
 # A clause that says what the sources state, unless it denies it ("the excerpts do not mention ...")
 _ATTRIBUTION = re.compile(
     r"\b(according to|as (?:stated|reported|described|given) (?:in|by)|per the)\b|"
@@ -93,9 +86,9 @@ class Score:
     p_raw: float  # the model's P(Yes), a product over the claims of a decomposed sentence
     signals: dict  # signal_features(): what the calibration reads
     stances: list  # one per evidence item, in the evidence's order: supports | refutes | related
-    # contradicted: a value of the sentence its source states otherwise; supported: sources that disagree
-    # (kind "disagreement"); conflict.py
-    conflict: Conflict | None = None
+    # contradicted: a value of the sentence its source states otherwise; supported: sources that disagree;
+    # verdict.decide
+    conflict: Conflict | Disagreement | None = None
     state: object = None  # the model's hidden state at its answer (numpy float32), when read
 
 
@@ -200,25 +193,13 @@ class Judge:
         conflict, disagreement = find_conflicts(claim, evidence, also)
         signals = {**signal_features(claim, evidence, p_raw), "conflict": float(conflict is not None)}
         p = self.calibrate(p_raw, signals, state)
-        stances = ["related"] * len(evidence)
         threshold = self.thresholds[sensitivity] if sensitivity else self.threshold
         # a decomposed sentence's p is its parts' product, which a swapped whole sentence's p cannot be compared with
         if conflict is None and p < threshold and self.reading and not decompose:
             conflict = self.read_conflict(claim, evidence, shown, p, threshold)
             signals["conflict"] = float(conflict is not None)
-        if conflict:  # red for a conflict found in the source, shown with both values, whatever P(Yes) says:
-            label = "contradicted"  # the model says Yes to sentences close to the excerpts (docs/quality.md)
-            stances[conflict.evidence] = "refutes"
-        elif p >= threshold:
-            label = "supported"
-            if disagreement:  # the card shows both documents
-                stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
-            elif evidence:
-                stances[-1] = "supports"
-        else:
-            label = "unsupported"
-        found = conflict if label == "contradicted" else disagreement if label == "supported" else None
-        return Score(label, p, p_raw, signals, stances, found, state)
+        v = decide(p, threshold, conflict, disagreement, len(evidence))
+        return Score(v.label, p, p_raw, signals, v.stances, v.found, state)
 
     def read_conflict(self, claim, evidence, shown, p, threshold):
         """A conflict found by swapping the sentence's values for its sources' and reading again (reading.py),
@@ -245,23 +226,17 @@ class Judge:
         """error_type, critique and revised for a scored sentence (what its card shows), each checked first:
         a found conflict is stated from the data; a model critique that misstates the sources is replaced by a
         plain true sentence; a revision is kept only if it differs from the sentence and scores supported."""
+        places = [(e.filename, e.page) for e in evidence]
         if score.label == "supported":
             if score.conflict:  # one document says what the sentence says, another says otherwise
-                agree, other = evidence[score.conflict.agrees], evidence[score.conflict.evidence]
-                note = describe(score.conflict, other.filename, other.page, (agree.filename, agree.page))
-                return {"error_type": None, "critique": note, "revised": None}
+                return stated_card(claim, score.conflict, places)
             return {"error_type": None, "critique": _supported_note(evidence), "revised": None}
         key = ("explain", claim, tuple(e.passage for e in evidence), score.label, repr(score.conflict))
         cached = self._recall(key)
         if cached is not None:
             return dict(cached)
         if score.conflict:
-            source = evidence[score.conflict.evidence]
-            found = {
-                "error_type": CONFLICT_TYPES[score.conflict.kind],
-                "critique": describe(score.conflict, source.filename, source.page),
-                "revised": corrected(claim, score.conflict),
-            }
+            found = stated_card(claim, score.conflict, places)
         else:
             found = self.critique(claim, evidence, shown, score.label)
             if not critique_is_sound(found["critique"], claim, evidence):

@@ -1,0 +1,58 @@
+"""The one place that decides a sentence's verdict: its label, each evidence item's stance, and what its card can
+state from the data alone. Pure: the judge computes the score and finds the conflicts, this decides."""
+
+from dataclasses import dataclass
+
+from sourcecheck.conflict import Conflict, Disagreement, corrected, describe
+
+# FAVA's type for each kind of conflict conflict.py finds
+CONFLICT_TYPES = {
+    "number": "entity",
+    "year": "entity",
+    "percent": "entity",
+    "negation": "contradictory",
+    "direction": "relation",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    label: str  # supported | contradicted | unsupported
+    stances: list[str]  # one per evidence item, in the evidence's order: supports | refutes | related
+    # what the card states from the data: the conflict of a contradicted sentence, the documents' disagreement
+    # on a supported one; None otherwise
+    found: Conflict | Disagreement | None
+
+
+def decide(
+    p: float, threshold: float, conflict: Conflict | None, disagreement: Disagreement | None, n_evidence: int
+) -> Verdict:
+    """Red only for a conflict found in the sources, whatever P(supported) says (the model says Yes to sentences
+    close to the excerpts, docs/quality.md); otherwise supported at the threshold or above, unsupported below."""
+    stances = ["related"] * n_evidence
+    if conflict is not None:
+        stances[conflict.evidence] = "refutes"
+        return Verdict("contradicted", stances, conflict)
+    if p < threshold:
+        return Verdict("unsupported", stances, None)
+    if disagreement is not None:  # the card shows both documents
+        stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
+    elif n_evidence:
+        stances[-1] = "supports"  # the most relevant item (evidence lists are most relevant last)
+    return Verdict("supported", stances, disagreement)
+
+
+def stated_card(claim: str, found: Conflict | Disagreement, places: list[tuple[str, int]]) -> dict:
+    """error_type, critique and revised of a card whose finding is data, not the model's words.
+    places: (filename, page) of each evidence item."""
+    if isinstance(found, Disagreement):
+        return {
+            "error_type": None,
+            "critique": describe(found, *places[found.evidence], places[found.agrees]),
+            "revised": None,
+        }
+    return {
+        "error_type": CONFLICT_TYPES[found.kind],
+        "critique": describe(found, *places[found.evidence]),
+        "revised": corrected(claim, found),
+    }

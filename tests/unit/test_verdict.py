@@ -1,0 +1,51 @@
+"""verdict.decide: the one place a label and the stances are decided; stated_card: what a card states from data."""
+
+import pytest
+
+from sourcecheck.conflict import Conflict, Disagreement
+from sourcecheck.verdict import decide, stated_card
+
+CONFLICT = Conflict("number", "35,074", "34,000", 0, "FAVA uses 34,000 instances.")
+DISAGREEMENT = Disagreement("35,074", "34,000", 0, "FAVA uses 34,000 instances.", 2, "It has 35,074 instances.")
+
+
+@pytest.mark.parametrize(
+    "p, conflict, disagreement, label, stances",
+    [
+        (0.9, None, None, "supported", ["related", "related", "supports"]),  # the most relevant (last) supports
+        (0.3, None, None, "unsupported", ["related", "related", "related"]),
+        (0.9, CONFLICT, None, "contradicted", ["refutes", "related", "related"]),  # red whatever p says
+        (0.1, CONFLICT, None, "contradicted", ["refutes", "related", "related"]),
+        (0.9, None, DISAGREEMENT, "supported", ["refutes", "related", "supports"]),
+        (0.3, None, DISAGREEMENT, "unsupported", ["related", "related", "related"]),
+    ],
+)
+def test_decide(p, conflict, disagreement, label, stances):
+    v = decide(p, 0.5, conflict, disagreement, 3)
+    assert (v.label, v.stances) == (label, stances)
+    assert v.found is (conflict if label == "contradicted" else disagreement if label == "supported" else None)
+
+
+def test_decide_at_the_threshold_is_supported_and_without_evidence_has_no_stances():
+    assert decide(0.5, 0.5, None, None, 0) == decide(0.5, 0.5, None, None, 0)
+    assert (decide(0.5, 0.5, None, None, 0).label, decide(0.5, 0.5, None, None, 0).stances) == ("supported", [])
+    assert decide(0.4999, 0.5, None, None, 1).label == "unsupported"
+
+
+def test_stated_card_for_a_conflict_carries_both_values_and_the_source_value_as_revision():
+    card = stated_card("FAVA was trained on 35,074 instances.", CONFLICT, [("fava.pdf", 3)])
+    assert card == {
+        "error_type": "entity",
+        "critique": "The sentence says 35,074; fava.pdf, page 3 says 34,000: “FAVA uses 34,000 instances.”",
+        "revised": "FAVA was trained on 34,000 instances.",
+    }
+
+
+def test_stated_card_for_a_disagreement_names_both_documents_and_changes_nothing():
+    card = stated_card("FAVA has 35,074 instances.", DISAGREEMENT, [("a.pdf", 3), ("b.pdf", 1), ("c.pdf", 9)])
+    assert card == {
+        "error_type": None,
+        "critique": "Your sources disagree: c.pdf, page 9 says 35,074 (“It has 35,074 instances.”); "
+        "a.pdf, page 3 says 34,000 (“FAVA uses 34,000 instances.”)",
+        "revised": None,
+    }
