@@ -10,7 +10,7 @@ from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import EvidenceBlock, SentenceSimilarity, aligned, select_evidence, shortlist
 from sourcecheck.text import find_citations, split_sentences, strip_citations
 
-PROMPT_EVIDENCE = ("shared", "passages", "aligned")
+PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
 
 
 @dataclass
@@ -20,7 +20,8 @@ class CheckOptions:
     top_k: int = 5
     critique: bool = True  # generate critiques for unsupported sentences (evaluation needs only scores)
     # What each sentence's prompt shows: "shared", one evidence block per check, a KV-cache prefix shared by its
-    # sentences; "passages", its own evidence only; "aligned", only the source sentences that bear on it
+    # sentences; "passages", its own evidence only; "aligned", only the source sentences that bear on it; "each",
+    # each evidence item on its own, the highest P(Yes) kept (MiniCheck's max over chunks)
     prompt_evidence: str = "shared"
     internals: bool = False  # verdicts also carry what their score came from (evaluation; not in the API)
     sensitivity: str | None = None  # relaxed | balanced | strict: how readily sentences are flagged
@@ -94,7 +95,13 @@ def _events(text, sentences, library, judge, ready, options):
     def score_one(job):  # a number another candidate passage states is not a conflict (conflict.find_conflicts)
         _, claim, evidence, shown, candidates = job
         return job, judge.score(
-            claim, evidence, decompose=options.decompose, shown=shown, sensitivity=options.sensitivity, also=candidates
+            claim,
+            evidence,
+            decompose=options.decompose,
+            shown=shown,
+            sensitivity=options.sensitivity,
+            also=candidates,
+            each=options.prompt_evidence == "each",
         )
 
     by_index, later = {}, []

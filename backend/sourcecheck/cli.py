@@ -65,7 +65,7 @@ def main(argv=None):
         choices=PROMPT_EVIDENCE,
         default="shared",
         help="what each sentence's prompt shows: one block shared by the check's sentences (default), "
-        "its own passages, or only the source sentences aligned with it",
+        "its own passages, only the source sentences aligned with it, or each passage on its own (the best kept)",
     )
     p.add_argument(
         "--rescore",

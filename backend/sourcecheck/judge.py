@@ -140,6 +140,13 @@ class Judge:
             return (1.0 if text.strip().lower().startswith("yes") else 0.0), state
         return probs["Yes"], state
 
+    def p_yes_each(self, claim, evidence):
+        """The highest P(Yes) of the claim against each evidence item on its own (MiniCheck, FactCG: a claim is
+        supported if one chunk supports it), with that pass's hidden state; not diluted by a longer block."""
+        if not evidence:
+            return self.p_yes(claim, evidence)
+        return max((self.p_yes(claim, [e]) for e in evidence), key=lambda a: a[0])
+
     def calibrate(self, p, features=None, state=None):
         """The probability that a claim is supported: the verifier head where it applies, else the calibrated
         P(Yes) (calibration.json, fitted on dev data)."""
@@ -164,7 +171,7 @@ class Judge:
         claims = [line for line in lines if len(line.split()) >= 3][:4]
         return claims or [sentence]
 
-    def score(self, claim, evidence, decompose=False, shown=None, sensitivity=None, also=()):
+    def score(self, claim, evidence, decompose=False, shown=None, sensitivity=None, also=(), each=False):
         """Score one sentence from single forward passes (no text is generated): a Score.
 
         sensitivity: "relaxed", "balanced" or "strict" (SENSITIVITY): how readily a sentence is flagged;
@@ -179,11 +186,12 @@ class Judge:
             tuple(e.passage for e in evidence),
             None if shown is None else tuple(e.passage for e in shown),
             decompose,
+            each,
         )
         found = self._recall(key)
         if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
-            answers = [self.p_yes(c, evidence, shown) for c in claims]
+            answers = [self.p_yes_each(c, evidence) if each else self.p_yes(c, evidence, shown) for c in claims]
             # Factored Verification: a sentence holds only if all its claims hold. A decomposed sentence's
             # state is its weakest claim's.
             found = math.prod(p for p, _ in answers), min(answers, key=lambda a: a[0])[1]
@@ -196,12 +204,12 @@ class Judge:
         threshold = self.thresholds[sensitivity] if sensitivity else self.threshold
         # a decomposed sentence's p is its parts' product, which a swapped whole sentence's p cannot be compared with
         if conflict is None and p < threshold and self.reading and not decompose:
-            conflict = self.read_conflict(claim, evidence, shown, p, threshold)
+            conflict = self.read_conflict(claim, evidence, shown, p, threshold, each)
             signals["conflict"] = float(conflict is not None)
         v = decide(p, threshold, conflict, disagreement, len(evidence))
         return Score(v.label, p, p_raw, signals, v.stances, v.found, state)
 
-    def read_conflict(self, claim, evidence, shown, p, threshold):
+    def read_conflict(self, claim, evidence, shown, p, threshold, each=False):
         """A conflict found by swapping the sentence's values for its sources' and reading again (reading.py),
         or None; cached like the scores, since a re-check would read the same swaps."""
         key = (
@@ -210,12 +218,13 @@ class Judge:
             tuple(e.passage for e in evidence),
             None if shown is None else tuple(e.passage for e in shown),
             threshold,
+            each,
         )
         found = self._recall(key)
         if found is None:
 
             def verify(text):
-                p_raw, state = self.p_yes(text, evidence, shown)
+                p_raw, state = self.p_yes_each(text, evidence) if each else self.p_yes(text, evidence, shown)
                 return self.calibrate(p_raw, signal_features(text, evidence, p_raw), state)
 
             found = find_by_reading(claim, evidence, p, verify, threshold) or (None, None)

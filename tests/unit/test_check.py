@@ -234,3 +234,20 @@ def test_each_sentence_is_scored_with_its_candidate_passages_for_the_conflict_fi
     for evidence, also in seen:  # the search's candidates, more than the evidence shown, each with its document
         assert len(also) > len(evidence) and all(doc in ids and text for doc, text in also)
         assert {e.document_id for e in evidence} <= {doc for doc, _ in also}
+
+
+def test_each_passage_on_its_own_keeps_the_best_p_yes(library):
+    """prompt_evidence "each": one prompt per evidence item, each with one excerpt; the verdict's raw score is the
+    highest of them."""
+    model, answers = FakeModel(), []
+    j = judge(model)
+    p_yes = j.p_yes
+    j.p_yes = lambda *args, **kw: answers.append(p_yes(*args, **kw)) or answers[-1]
+    options = CheckOptions(prompt_evidence="each", critique=False, internals=True)
+    text = "The bridge opened to traffic on May 27, 1937."
+    verdict = next(e for e in check_text(text, library, j, options=options) if e["type"] == "verdict")
+    prompts = [m[-1]["content"] for kind, m in model.history if kind == "choose"]
+    assert len(prompts) == len(answers) == len(verdict["evidence"]) > 1
+    assert all(p.count("[1]") == 1 and "[2]" not in p for p in prompts)
+    assert len({p for p, _ in answers}) > 1  # the excerpts score differently, so max() has something to choose
+    assert verdict["internals"]["p_raw"] == max(p for p, _ in answers)
