@@ -15,7 +15,7 @@ PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
 
 @dataclass
 class CheckOptions:
-    revise: bool = False  # rewrite the whole text from the critiques
+    revise: bool = False  # the text with every flagged sentence's verified revision in its place
     decompose: bool = False  # split long sentences into atomic claims first
     top_k: int = 5
     critique: bool = True  # generate critiques for unsupported sentences (evaluation needs only scores)
@@ -144,18 +144,33 @@ def _events(text, sentences, library, judge, ready, options):
     counts = {"supported": 0, "contradicted": 0, "unsupported": 0, "skipped": len(sentences) - len(checkable)}
     for v in verdicts:
         counts[v["label"]] += 1
-    revised = None
-    if options.revise:
-        revised = judge.revise_text(
-            text, [(sentences[v["index"]].text, v["critique"]) for v in verdicts if v["label"] != "supported"]
-        )
+    revised, unrevised = revise(text, sentences, verdicts) if options.revise else (None, None)
     yield {
         "type": "summary",
         "p_all_supported": round(math.prod(v["p_supported"] for v in verdicts), 6),
         "counts": counts,
         "revised_text": revised,
+        "unrevised": unrevised,
         "elapsed_ms": int((time.monotonic() - started) * 1000),
     }
+
+
+def revise(text, sentences, verdicts):
+    """(the text with each flagged sentence's revision in its place, the indices of flagged sentences left as they
+    were because none of their revisions held). Each revision was verified against the sources when its card was
+    written (judge.revision_holds); everything around the sentences (paragraphs, list markers, headings) stays
+    exactly as written, so nothing is duplicated or flattened, unlike a model rewriting the whole text."""
+    out, at, unrevised = [], 0, []
+    for v in sorted(verdicts, key=lambda v: v["index"]):
+        if v["label"] == "supported":
+            continue
+        if not v["revised"]:
+            unrevised.append(v["index"])
+            continue
+        s = sentences[v["index"]]
+        out += [text[at : s.start], v["revised"]]
+        at = s.end
+    return "".join(out) + text[at:], unrevised
 
 
 def ordered(fn, items, workers=1):

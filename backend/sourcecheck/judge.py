@@ -285,14 +285,6 @@ class Judge:
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
 
-    def revise_text(self, text, critiques):
-        """The whole text rewritten from the collected critiques (Factored Verification's revision step)."""
-        if not critiques:
-            return text
-        listed = "\n".join(f'- "{s}": {c}' for s, c in critiques)
-        msgs = self.messages("revise", text=text, critiques=listed)
-        return self.model.complete(msgs, max_tokens=max(200, len(text) // 3)).strip() or text
-
 
 def fence(text, labels=True):
     """Text from a PDF or a page made unable to change the prompt around it: chat-template control tokens

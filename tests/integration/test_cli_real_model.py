@@ -42,6 +42,24 @@ def test_cli_flags_a_wrong_number_and_passes_a_right_one(index_dir, fava_pdf, br
     assert table.returncode == 0 and "supported" in table.stdout and 'bridge.pdf p.1: "' in table.stdout
 
 
+def test_revise_puts_the_sources_figure_in_place_and_keeps_the_texts_shape(index_dir, fava_pdf, real_model_path):
+    """Revise all with the real model: one copy of the text, its paragraphs and list kept, the planted wrong
+    figure replaced by the PDF's, the true sentences untouched."""
+    env = sourcecheck_env(index_dir)
+    assert run(["ingest", str(fava_pdf)], env).returncode == 0
+    text = (
+        "About the training data:\n\n"
+        "- FAVA was trained on 350,000 synthetic training instances.\n"
+        "- The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data.\n\n"
+        "That is all."
+    )
+    out = run(["check", "--json", "--revise", "-"], env, input=text)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)["summary"]
+    assert summary["revised_text"] == text.replace("350,000", "35,074")
+    assert summary["unrevised"] == []
+
+
 def test_cli_reports_bad_input(index_dir, tmp_path):
     env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash")
     not_pdf = tmp_path / "x.pdf"

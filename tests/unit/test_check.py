@@ -1,13 +1,14 @@
 import math
 
 import pytest
-from sourcecheck.check import CheckOptions, check_text
+from sourcecheck.check import CheckOptions, check_text, revise
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, TextTooLong
 from sourcecheck.evidence import ALIGNED_WORDS
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
+from sourcecheck.text import split_sentences
 
 TEXT = (
     "Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
@@ -74,12 +75,25 @@ def test_events_come_in_order_with_labels_evidence_and_summary(library):
     assert summary["revised_text"] is None
 
 
-def test_revise_option_rewrites_the_text(library):
+def test_revise_puts_each_verified_revision_in_place_and_keeps_the_rest_as_written(library):
     model = FakeModel()
     events = list(check_text(TEXT, library, judge(model), options=CheckOptions(revise=True)))
-    assert model.history[-1][0] == "complete" and "Critiques:" in model.history[-1][1][-1]["content"]
-    # revise_text falls back to the text itself: the wrong span must be put right, the rest kept as it was
-    assert events[-1]["revised_text"] == TEXT.replace("2,000 meters", "1,280 meters")
+    assert all(kind != "complete" or "Critiques:" not in m[-1]["content"] for kind, m in model.history)
+    summary = events[-1]
+    # the wrong span put right from the source; the unsupported robots sentence has no revision: left, and said
+    assert summary["revised_text"] == TEXT.replace("2,000 meters", "1,280 meters")
+    verdicts = {e["index"]: e for e in events if e["type"] == "verdict" and e["final"]}
+    assert summary["unrevised"] == [i for i, v in verdicts.items() if v["label"] == "unsupported"] != []
+
+
+def test_revise_keeps_paragraphs_and_list_items():
+    sentences = split_sentences(text := "Intro line.\n\n- First claim is 2 m.\n- Second is fine.\n\nEnd.")
+    first = next(s for s in sentences if "First" in s.text)
+    verdicts = [
+        {"index": first.index, "label": "contradicted", "revised": "First claim is 3 m."},
+        {"index": first.index + 1, "label": "supported", "revised": None},
+    ]
+    assert revise(text, sentences, verdicts) == (text.replace("2 m", "3 m"), [])
 
 
 @pytest.mark.parametrize("text, error", [("", EmptyText), ("  \n ", EmptyText), ("x" * 20001, TextTooLong)])
@@ -109,7 +123,7 @@ def test_restricting_to_documents_limits_evidence(library):
 
 def test_a_cited_paper_in_the_library_is_the_evidence(library, bridge_pdf):
     fava = next(d for d in library.list() if d["filename"] == "fava.pdf")
-    library._docs[fava["id"]]["year"] = 2023  # the test PDF's first page has no year
+    library._records.docs[fava["id"]]["year"] = 2023  # the test PDF's first page has no year
     events = list(check_text("Mishra (2023) generated 35,074 training instances.", library, judge()))
     verdict = events[1]
     assert verdict["cited"] == [{"text": "Mishra (2023)", "document_id": fava["id"]}]

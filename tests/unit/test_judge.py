@@ -175,13 +175,6 @@ def test_decompose_multiplies_claim_probabilities():
     assert v["p_supported"] == pytest.approx(0.72)
 
 
-def test_revise_text_uses_the_critiques():
-    model = FakeModel()
-    model.enqueue("The span is 1,280 m.")
-    out = Judge(model, calibration=IDENTITY).revise_text("The span is 2,000 m.", [("The span is 2,000 m.", "1,280")])
-    assert out == "The span is 1,280 m." and "1,280" in model.history[0][1][-1]["content"]
-
-
 def test_select_evidence_reranks_drops_overlaps_and_puts_the_best_last():
     hits = [
         Hit("c1", "d", 1, 0, 100, "Bananas are yellow. Nothing else.", 0.9),
