@@ -1,6 +1,9 @@
 """create_app(): settings layers, services on the app, blueprints, security checks, one error shape."""
 
-from flask import Flask, jsonify, request
+from collections.abc import Mapping
+from typing import Any, cast
+
+from flask import Flask, Response, jsonify, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
@@ -11,7 +14,7 @@ from sourcecheck.services import EXTENSION, Services
 OPEN_ENDPOINTS = {"/api/v1/health", "/api/v1/pair", "/api/v1/openapi.json"}
 # The codes of the framework's own errors (unknown route, wrong method, upload too large, bad Range);
 # the contract lists every code, so any other HTTP error gets one generic code rather than a new one.
-HTTP_ERROR_CODES = {
+HTTP_ERROR_CODES: dict[int | None, str] = {
     400: "bad_request",
     404: "not_found",
     405: "method_not_allowed",
@@ -28,14 +31,14 @@ JSON_BYTES_PER_CHAR, MIN_JSON_BYTES = 8, 2**20
 class JSONProvider(DefaultJSONProvider):
     """Flask's JSON, with JSON nested past Python's recursion limit a 400 rather than a 500 with a traceback."""
 
-    def loads(self, s, **kwargs):
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         try:
             return super().loads(s, **kwargs)
         except RecursionError:
             raise BadRequest('The JSON is nested too deeply; send a flat object like {"text": "..."}.') from None
 
 
-def create_app(config=None):
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The Flask app: defaults → SOURCECHECK_* environment → config (a dict of setting overrides)."""
     settings = load_settings(config)
     app = Flask(__name__)
@@ -51,7 +54,7 @@ def create_app(config=None):
         app.register_blueprint(bp, url_prefix="/api/v1")
 
     @app.before_request
-    def trust():
+    def trust() -> Response | None:
         if request.path != UPLOAD_ENDPOINT:  # only uploads carry PDFs; any other body is a small JSON object
             request.max_content_length = json_limit
         guard.check_host(request.host)
@@ -63,7 +66,7 @@ def create_app(config=None):
         return None
 
     @app.after_request
-    def cors(response):
+    def cors(response: Response) -> Response:
         origin = request.headers.get("Origin", "")
         if guard.extension_origin(origin):
             response.headers["Access-Control-Allow-Origin"] = origin
@@ -73,24 +76,24 @@ def create_app(config=None):
         return response
 
     @app.errorhandler(SourcecheckError)
-    def domain_error(e):
+    def domain_error(e: SourcecheckError) -> tuple[Response, int]:
         return jsonify(error_body(e)), e.status
 
     @app.errorhandler(HTTPException)
-    def http_error(e):
-        message = too_large(settings) if e.code == 413 else e.description
+    def http_error(e: HTTPException) -> tuple[Response, int]:
+        message = too_large(settings) if e.code == 413 else cast(str, e.description)
         code = HTTP_ERROR_CODES.get(e.code, OTHER_HTTP_ERROR)
         return domain_error(SourcecheckError(message, code=code, status=e.code))
 
     @app.errorhandler(Exception)
-    def internal_error(e):
+    def internal_error(e: Exception) -> tuple[Response, int]:
         app.logger.exception("unhandled error")
         return domain_error(InternalError.wrap(e))
 
     return app
 
 
-def too_large(settings):
+def too_large(settings: Mapping[str, Any]) -> str:
     """Why a request was refused as too large: its size, or (werkzeug's form parser) too many form fields."""
     limit, size = request.max_content_length, request.content_length
     if size is not None and limit is not None and size <= limit:

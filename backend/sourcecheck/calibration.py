@@ -4,17 +4,20 @@ The runtime applies them (judge.py); the evaluation fits them (eval/fitting.py) 
 """
 
 import json
+from collections.abc import Mapping, Sequence
 from importlib import resources
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 
 
-def load():
+def load() -> dict[str, Any]:
     """The shipped calibration.json."""
     return json.loads(resources.files("sourcecheck").joinpath("calibration.json").read_text())
 
 
-def load_head():
+def load_head() -> dict[str, Any] | None:
     """The shipped verifier head (head.json), or None: {"model", "weights" (one per hidden-state float),
     "logit_weight", "bias", "fitted_on"}, standardisation folded into the weights."""
     f = resources.files("sourcecheck").joinpath("head.json")
@@ -24,36 +27,44 @@ def load_head():
     return {**head, "weights": np.asarray(head["weights"], dtype=np.float32)}
 
 
-def head_probability(head, state, p_raw):
+def head_probability(head: Mapping[str, Any], state: npt.ArrayLike, p_raw: float) -> float:
     """P(supported) from the judge's hidden state and its P(Yes): a logistic head (eval/head.py fits it)."""
     z = float(np.dot(head["weights"], np.asarray(state, dtype=np.float32))) + head["logit_weight"] * logit(p_raw)
     return sigmoid(z + head["bias"])
 
 
-def logit(p, eps=1e-6):
+@overload
+def logit(p: float, eps: float = 1e-6) -> float: ...
+@overload
+def logit(p: npt.NDArray[Any] | Sequence[float], eps: float = 1e-6) -> npt.NDArray[np.float64]: ...
+def logit(p: Any, eps: float = 1e-6) -> float | npt.NDArray[np.float64]:
     """log(p / (1 - p)), clipped away from 0 and 1; a float for a float, an array for an array."""
     p = np.clip(np.asarray(p, dtype=float), eps, 1 - eps)
     out = np.log(p / (1 - p))
     return float(out) if out.ndim == 0 else out
 
 
-def sigmoid(z):
+@overload
+def sigmoid(z: float) -> float: ...
+@overload
+def sigmoid(z: npt.NDArray[Any] | Sequence[float]) -> npt.NDArray[np.float64]: ...
+def sigmoid(z: Any) -> float | npt.NDArray[np.float64]:
     """1 / (1 + e^-z) without overflow; a float for a float, an array for an array."""
     out = 0.5 * (1 + np.tanh(0.5 * np.asarray(z, dtype=float)))
     return float(out) if out.ndim == 0 else out
 
 
-def linear(rule, features):
+def linear(rule: Mapping[str, Any], features: Mapping[str, float]) -> float:
     """A logistic rule's score, {"weights": {signal: w}, "bias": b} over the judge's signals: ≥ 0 means yes."""
     return rule["bias"] + sum(w * features[name] for name, w in rule["weights"].items())
 
 
-def platt(p_raw, a, b):
+def platt(p_raw: float, a: float, b: float) -> float:
     """Platt scaling of raw probabilities: σ(a · logit(p) + b)."""
     return sigmoid(a * logit(p_raw) + b)
 
 
-def calibrated(p, features, calibration):
+def calibrated(p: float, features: Mapping[str, float] | None, calibration: Mapping[str, Any]) -> float:
     """P(supported) from the raw P(Yes): Platt scaling ({"a", "b"}), or a logistic model over the signals
     ({"weights": {name: w}, "bias": b}), the consistency + factuality paper's way of combining the judge with
     cheap checks."""

@@ -7,7 +7,7 @@ _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 
 
-def chunk_page(text, words_per_chunk=120, overlap=0.2):
+def chunk_page(text: str, words_per_chunk: int = 120, overlap: float = 0.2) -> list[tuple[int, int, str]]:
     """Split one page into chunks; each is (start, end, text) with whitespace-normalised text.
 
     A chunk ends at a sentence end in its last quarter when there is one, so quotes stay whole. The page's text
@@ -31,6 +31,6 @@ def chunk_page(text, words_per_chunk=120, overlap=0.2):
     return chunks
 
 
-def _blocks(text):
+def _blocks(text: str) -> str:
     """Each block (text between blank lines) on one line, its whitespace collapsed to single spaces."""
     return "\n".join(filter(None, (" ".join(block.split()) for block in _BLANK_LINE.split(text))))

@@ -1,17 +1,25 @@
 """The `sourcecheck` command: serve, ingest, check, documents, pair, models. It calls the same core as the API."""
 
+from __future__ import annotations
+
 import argparse
 import json
 import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from sourcecheck.check import PROMPT_EVIDENCE
 from sourcecheck.config import load_settings
 from sourcecheck.errors import SourcecheckError, error_body
 
+if TYPE_CHECKING:
+    from pathlib import Path
+    from types import FrameType
+
 SERVER_THREADS = 24  # a check holds a thread for its whole stream; status polls and uploads need their own
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sourcecheck", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="run the local server the extension talks to")
@@ -32,7 +40,11 @@ def main(argv=None):
     )
     p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     p.add_argument("--documents", nargs="*", help="only these document ids")
-    p.add_argument("--revise", action="store_true", help="also rewrite the text from the critiques")
+    p.add_argument(
+        "--revise",
+        action="store_true",
+        help="also print the text with each flagged sentence's verified revision in place",
+    )
     p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
     p.add_argument(
         "--sensitivity",
@@ -85,7 +97,7 @@ def main(argv=None):
         return 1
 
 
-def serve(args, settings):
+def serve(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     import logging
     import signal
 
@@ -108,7 +120,8 @@ def serve(args, settings):
     server = build_server(app, settings["HOST"], settings["PORT"], SERVER_THREADS)
     print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)
 
-    def stop(signum, frame):  # SIGTERM (a service manager, `kill`) stops like Ctrl-C does
+    def stop(signum: int, frame: FrameType | None) -> NoReturn:
+        # SIGTERM (a service manager, `kill`) stops like Ctrl-C does
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
@@ -122,7 +135,7 @@ def serve(args, settings):
     print("Stopped.", flush=True)
 
 
-def ingest(args, settings):
+def ingest(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from tqdm import tqdm
 
     from sourcecheck.services import Services
@@ -163,7 +176,7 @@ def ingest(args, settings):
     return 1 if failed else 0
 
 
-def pdf_files(names):
+def pdf_files(names: Iterable[str]) -> list[Path]:
     """The PDFs named, and every *.pdf under a named folder (sorted); a name that does not exist is kept, to be
     reported."""
     from pathlib import Path
@@ -177,7 +190,7 @@ def pdf_files(names):
     return out
 
 
-def check(args, settings):
+def check(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from sourcecheck.check import CheckOptions, check_text, collect
     from sourcecheck.services import Services
 
@@ -208,7 +221,7 @@ def check(args, settings):
     return 0
 
 
-def print_table(result):
+def print_table(result: Mapping[str, Any]) -> None:
     verdicts = {v["index"]: v for v in result["verdicts"]}
     for s in result["sentences"]:
         v = verdicts.get(s["index"])
@@ -230,7 +243,7 @@ def print_table(result):
         print("\nRevised text:\n" + summary["revised_text"])
 
 
-def documents(args, settings):
+def documents(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from sourcecheck.services import Services
 
     library = Services(settings).library()
@@ -244,13 +257,13 @@ def documents(args, settings):
     return 0
 
 
-def pair(args, settings):
+def pair(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     from sourcecheck.security import new_pairing_code
 
     print(f"Pairing code: {new_pairing_code(settings)}  (valid for 10 minutes, once)")
 
 
-def models(args, settings):
+def models(args: argparse.Namespace, settings: dict[str, Any]) -> int | None:
     from sourcecheck.llm import catalog
 
     entries = catalog.catalog()
@@ -277,18 +290,19 @@ def models(args, settings):
             f"{mark} {e['name']:<36} {RUNS_LABEL[e['runs']]:<22} {_size(e):>8}  {e.get('profile', 'verify'):<10} "
             f"{_state(e, settings)}"
         )
+    return None
 
 
 RUNS_LABEL = {"llama_cpp": "local GGUF", "openai": "Ollama / OpenAI API"}
 
 
-def _size(entry):
+def _size(entry: Mapping[str, Any]) -> str:
     if "size" in entry:
         return f"{entry['size'] / 1e9:.2f} GB"
     return f"~{entry['approx_size'] / 1e9:.1f} GB" if entry.get("approx_size") else "-"
 
 
-def _state(entry, settings):
+def _state(entry: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     """ok / missing / corrupt for a GGUF (with how to get a missing one); who serves an API model."""
     from pathlib import Path
 
@@ -303,7 +317,7 @@ def _state(entry, settings):
     return f"{state} ({how})"
 
 
-def evaluate(args, settings):
+def evaluate(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     from pathlib import Path
 
     from sourcecheck.eval.run import evaluate as run

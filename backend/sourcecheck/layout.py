@@ -5,6 +5,8 @@ reader cannot see left out, and scanned pages read by OCR (Tesseract through PyM
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import pymupdf
 
@@ -44,7 +46,7 @@ _PAGE_NUMBER = re.compile(r"^\s*(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*
 
 
 @functools.cache
-def tessdata():
+def tessdata() -> str | None:
     """Tesseract's language folder, or None when Tesseract is not installed (scans are then refused)."""
     try:
         return pymupdf.get_tessdata() or None
@@ -52,7 +54,7 @@ def tessdata():
         return None
 
 
-def page_texts(doc, on_page=None):
+def page_texts(doc: Any, on_page: Callable[[int, int], object] | None = None) -> tuple[list[str], list[int]]:
     """The text of each page of an open document, in reading order, without the furniture; and the numbers
     (from 1) of the pages read by OCR. on_page(done, total) is called after each page."""
     pages, scanned = [], []
@@ -89,7 +91,7 @@ def page_texts(doc, on_page=None):
     return out, scanned
 
 
-def _blocks(page):
+def _blocks(page: pymupdf.Page) -> tuple[list[dict[str, Any]], bool]:
     """The page's text blocks in reading order, each {text, band}: band when it sits in the top or bottom band;
     and whether they were read by OCR (a page with pictures and no text layer: a scan)."""
     width, height = page.rect.width, page.rect.height
@@ -122,7 +124,7 @@ def _blocks(page):
     return _reading_order(blocks, width), ocr
 
 
-def visible_blocks(page, flags=FLAGS):
+def visible_blocks(page: pymupdf.Page, flags: int = FLAGS) -> list[tuple[Any, ...]]:
     """page.get_text("blocks") without the text a reader cannot see (hidden_spans). A page without any is read
     exactly as before; one with some has its blocks rebuilt from the spans that are left, as MuPDF builds them."""
     textpage = page.get_textpage(flags=flags)
@@ -131,7 +133,7 @@ def visible_blocks(page, flags=FLAGS):
     return _without(blocks, hidden) if hidden else textpage.extractBLOCKS()
 
 
-def _without(blocks, hidden):
+def _without(blocks: list[dict[str, Any]], hidden: set[int]) -> list[tuple[Any, ...]]:
     """A text dict's blocks as get_text("blocks") gives them (its lines, each ended by a newline), without the
     spans whose ids are in hidden."""
     out = []
@@ -149,7 +151,7 @@ def _without(blocks, hidden):
     return out
 
 
-def hidden_spans(page, blocks):
+def hidden_spans(page: pymupdf.Page, blocks: list[dict[str, Any]]) -> set[int]:
     """The ids of the spans of a page's text dict (its "blocks") that a reader cannot see: microscopic text,
     invisible text that lies on no picture, and white text on white paper. Invisible text on a picture is a scan's
     OCR layer (ocrmypdf, scanners) and is kept; white text is kept where the page, drawn, shows something under it
@@ -179,7 +181,7 @@ def hidden_spans(page, blocks):
     return hidden
 
 
-def _trace_alpha(page, spans):
+def _trace_alpha(page: pymupdf.Page, spans: list[dict[str, Any]]) -> None:
     """Each span's alpha from the page's text trace (older PyMuPDF): 0 when the trace draws it invisible (render
     mode 3) or transparent, else 255."""
     drawn = [pymupdf.Rect(t["bbox"]) for t in page.get_texttrace() if t["type"] != 3 and t["opacity"] * 255 >= FAINT]
@@ -187,7 +189,7 @@ def _trace_alpha(page, spans):
         s["alpha"] = 255 if any(_centre(s) in r for r in drawn) else 0
 
 
-def _centre(span):
+def _centre(span: dict[str, Any]) -> pymupdf.Point:
     x0, y0, x1, y1 = span["bbox"]
     return pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
 
@@ -195,7 +197,7 @@ def _centre(span):
 _LIGHT = bytes(range(WHITE, 256))
 
 
-def _inked(pixmap, samples, rect):
+def _inked(pixmap: pymupdf.Pixmap, samples: bytes, rect: pymupdf.Rect) -> bool:
     """Whether the drawn page (an RGB pixmap of part of it at 72 dpi, and its samples) shows colour in the middle
     of rect: at least INKED of its red, green and blue values darker than WHITE. Its rim is left out, where the next
     word or line may reach."""
@@ -210,13 +212,13 @@ def _inked(pixmap, samples, rect):
     return sum(len(r.translate(None, _LIGHT)) for r in rows) >= INKED * total
 
 
-def _clean(text):
+def _clean(text: str) -> str:
     """A block's text without hyphenation across lines or mathematics debris (_DEBRIS); its lines kept."""
     text = _DEBRIS.sub(" ", _HYPHEN.sub("", text.strip()))
     return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
 
 
-def _is_scan(page, raw):
+def _is_scan(page: pymupdf.Page, raw: list[tuple[Any, ...]]) -> bool:
     """A page to OCR: a picture covering most of it and next to no text (none, or a stamp such as "This content
     downloaded from…"), when Tesseract is installed."""
     if sum(len(b[4].strip()) for b in raw) >= TEXT_ON_A_SCAN or tessdata() is None:
@@ -225,15 +227,17 @@ def _is_scan(page, raw):
     return any(abs(pymupdf.Rect(info["bbox"]) & page.rect) > 0.5 * area for info in page.get_image_info())
 
 
-def _reading_order(blocks, width):
+def _reading_order(blocks: list[dict[str, Any]], width: float) -> list[dict[str, Any]]:
     """Full-width blocks split the page into bands; within a band that has two columns, the left column, then
     the right one."""
 
-    def side(b):  # a centred title or a wide paragraph crosses the middle; a column's blocks stay on one side
+    def side(b: dict[str, Any]) -> str:
+        # a centred title or a wide paragraph crosses the middle; a column's blocks stay on one side
         if b["x1"] <= width * (0.5 + GUTTER):
             return "left"
         return "right" if b["x0"] >= width * (0.5 - GUTTER) else "full"
 
+    band: list[dict[str, Any]]
     ordered, band = [], []
     for b in sorted(blocks, key=lambda b: (b["y0"], b["x0"])):
         if side(b) == "full":
@@ -244,7 +248,7 @@ def _reading_order(blocks, width):
     return ordered + _columns(band, side)
 
 
-def _columns(band, side):
+def _columns(band: list[dict[str, Any]], side: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
     left = [b for b in band if side(b) == "left"]
     right = [b for b in band if side(b) == "right"]
     if min(sum(len(b["text"]) for b in side_) for side_ in (left, right)) < COLUMN_TEXT:
@@ -252,12 +256,12 @@ def _columns(band, side):
     return left + right
 
 
-def _shape(text):
+def _shape(text: str) -> str:
     """A header's text with its numbers masked: "Page 3 · Journal of X 12(4)" repeats as one shape."""
     return re.sub(r"\d+", "#", " ".join(text.split())).lower()
 
 
-def _repeated_bands(pages):
+def _repeated_bands(pages: list[list[dict[str, Any]]]) -> set[str]:
     """Shapes of top/bottom band blocks that recur on at least half the pages (3 pages or more)."""
     if len(pages) < 3:
         return set()

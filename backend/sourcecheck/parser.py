@@ -4,7 +4,11 @@
 import multiprocessing
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import asdict
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any, cast
 
 from sourcecheck.errors import PDFError, out_of_memory
 from sourcecheck.pdf import ParsedPDF, open_pdf, parse_pdf
@@ -13,21 +17,24 @@ from sourcecheck.pdf import ParsedPDF, open_pdf, parse_pdf
 class IsolatedParser:
     """parse_pdf(data) in one long-lived child process (started on first use, restarted after a failure)."""
 
-    def __init__(self, timeout=60.0, memory_mb=1536):
+    _process: BaseProcess | None
+    _conn: Connection | None
+
+    def __init__(self, timeout: float = 60.0, memory_mb: int = 1536) -> None:
         self.timeout = timeout
         self.memory_mb = memory_mb
         self._lock = threading.Lock()  # one PDF at a time: ingest is one document at a time anyway
         self._process = self._conn = None
 
-    def __call__(self, data, on_page=None):
+    def __call__(self, data: bytes, on_page: Callable[[int, int], object] | None = None) -> ParsedPDF:
         """The PDF's text and metadata (pdf.parse_pdf), read in the child; on_page(done, total) as pages are read."""
         return ParsedPDF(**self._ask(("parse", data), on_page))
 
-    def check(self, data, max_pages=None):
+    def check(self, data: bytes, max_pages: int | None = None) -> None:
         """pdf.open_pdf in the child: raises PDFError for what is not a usable PDF (the upload's quick check)."""
         self._ask(("check", data, max_pages))
 
-    def _reply(self, conn, on_page):
+    def _reply(self, conn: Connection, on_page: Callable[[int, int], object] | None) -> tuple[str, Any] | None:
         """The child's answer, its page reports passed on meanwhile; None when it died. The time limit is for
         each report, so a long scan read by OCR goes on while its pages keep coming."""
         while True:
@@ -47,7 +54,7 @@ class IsolatedParser:
             if on_page:
                 on_page(*payload)
 
-    def _ask(self, message, on_page=None):
+    def _ask(self, message: tuple[Any, ...], on_page: Callable[[int, int], object] | None = None) -> Any:
         with self._lock:
             for _attempt in (1, 2):  # a child that left since the last file (idle, see serve) is replaced once
                 conn, process = self._child()
@@ -71,15 +78,15 @@ class IsolatedParser:
                 raise PDFError(payload["message"], code=payload["code"], status=payload.get("status"))
             raise PDFError("The PDF reader could not be started.", code="pdf_reader_failed", status=500)
 
-    def close(self):
+    def close(self) -> None:
         """Stop the child (also from another thread, while a PDF is being read: that read then fails)."""
         process, conn, self._process, self._conn = self._process, self._conn, None, None
         if process is not None:
             process.kill()
             process.join(5)
-            conn.close()
+            cast(Connection, conn).close()  # set with the process
 
-    def _child(self):
+    def _child(self) -> tuple[Connection, BaseProcess]:
         if self._process is None or not self._process.is_alive():
             self.close()
             ctx = multiprocessing.get_context("spawn")  # fork is unsafe in a threaded server
@@ -87,7 +94,7 @@ class IsolatedParser:
             self._process = ctx.Process(target=serve, args=(child, self.memory_mb), name="sourcecheck-pdf", daemon=True)
             self._process.start()
             child.close()
-        return self._conn, self._process
+        return cast(Connection, self._conn), self._process  # set with the process
 
 
 IDLE_EXIT_S = 30.0
@@ -97,7 +104,7 @@ _TOO_BIG = (
 )
 
 
-def serve(conn, memory_mb):
+def serve(conn: Connection, memory_mb: int) -> None:
     """The child: parse each PDF it is sent, answer ("ok", fields) or ("error", {code, message})."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops this process itself
     try:

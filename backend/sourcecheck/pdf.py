@@ -1,6 +1,7 @@
 """PDF bytes → pages of text (PyMuPDF), plus title, authors and year."""
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pymupdf
@@ -22,14 +23,14 @@ _DATED = re.compile(
 
 @dataclass
 class ParsedPDF:
-    pages: list  # text of each page, in page order
+    pages: list[str]  # text of each page, in page order
     title: str = ""
-    authors: list = field(default_factory=list)
+    authors: list[str] = field(default_factory=list)
     year: int | None = None
-    ocr_pages: list = field(default_factory=list)  # pages (from 1) read from their picture by OCR
+    ocr_pages: list[int] = field(default_factory=list)  # pages (from 1) read from their picture by OCR
 
 
-def open_pdf(data, max_pages=None):
+def open_pdf(data: bytes, max_pages: int | None = None) -> pymupdf.Document:
     """Open PDF bytes, or raise PDFError saying what is wrong with them (max_pages: more pages are refused)."""
     if not data:
         raise PDFError("The file is empty.", code="pdf_empty")
@@ -59,7 +60,7 @@ def open_pdf(data, max_pages=None):
     return doc
 
 
-def parse_pdf(data, on_page=None):
+def parse_pdf(data: bytes, on_page: Callable[[int, int], object] | None = None) -> ParsedPDF:
     """Extract every page's text and the bibliographic metadata; on_page(done, total) after each page."""
     doc = open_pdf(data)
     try:
@@ -85,7 +86,7 @@ def parse_pdf(data, on_page=None):
         doc.close()
 
 
-def _metadata(doc, first_page_text):
+def _metadata(doc: pymupdf.Document, first_page_text: str) -> tuple[str, list[str], int | None]:
     meta = doc.metadata or {}
     lines = _first_lines(doc[0])
     size = max((line[1] for line in lines), default=0.0)
@@ -98,14 +99,14 @@ def _metadata(doc, first_page_text):
     return title[:300], authors, _year(first_page_text, meta.get("creationDate") or "")
 
 
-def _names(text):
+def _names(text: str) -> list[str]:
     """Person names in an author list ("Ann Fisher¹, Bo Lind* and Cy Moss"), or [] if it is not one."""
     parts = [re.sub(r"[\d*†‡§¹²³⁰-⁹,]+$", "", p.strip()).strip() for p in re.split(r";|,|\band\b|&", text)]
     names = [p for p in parts if p]
     return names if names and all(_NAME.fullmatch(n) for n in names) else []
 
 
-def _names_under(lines):
+def _names_under(lines: list[tuple[str, float]]) -> list[str]:
     """The author list of a paper: the first of the lines under its title that reads as names."""
     for text, _ in lines:
         if names := _names(text):
@@ -113,7 +114,7 @@ def _names_under(lines):
     return []
 
 
-def _year(first_page, created):
+def _year(first_page: str, created: str) -> int | None:
     """The paper's own year: its arXiv id, a dated line (©, published, proceedings…), the first year on page 1
     that is not in a citation ("Smith et al. (2019)" names another paper), else the file's creation date."""
     arxiv = _ARXIV.search(first_page)
@@ -127,7 +128,7 @@ def _year(first_page, created):
     return int(made.group(1)) if made else None
 
 
-def _first_lines(page):
+def _first_lines(page: pymupdf.Page) -> list[tuple[str, float]]:
     """The page's lines (text, font size) in order, without hidden text; the one in the largest font is usually the
     title."""
     out = []

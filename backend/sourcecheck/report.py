@@ -1,6 +1,9 @@
 """A check as a Markdown report: each sentence with its label, probability, critique, revision and quotes.
 extension/lib/report.js writes the same report from the same result (tests/unit/test_report.py holds them equal)."""
 
+from collections.abc import Mapping
+from typing import Any
+
 LABELS = {
     "contradicted": "Contradicted by your sources",
     "unsupported": "Not supported by your sources",
@@ -25,16 +28,16 @@ COUNTS = (
 )
 
 
-def percent(p):
+def percent(p: float) -> str:
     return "<1%" if 0 < p < 0.01 else ">99%" if 0.99 < p < 1 else f"{int(p * 100 + 0.5)}%"  # JS Math.round
 
 
-def quoted(text):
+def quoted(text: object) -> str:
     """Text as one Markdown block quote line (a line break in it would end the quote)."""
     return "> " + " ".join(str(text).split())
 
 
-def markdown(result, title="", url="", checked_at=""):
+def markdown(result: Mapping[str, Any], title: str = "", url: str = "", checked_at: str = "") -> str:
     """result: what POST /check answers as JSON (or `sourcecheck check --json` prints)."""
     verdicts = {v["index"]: v for v in result.get("verdicts") or []}
     labels = [

@@ -9,7 +9,9 @@ import secrets
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, cast
 
 from sourcecheck.errors import Forbidden, RateLimited, Unauthorized
 
@@ -29,7 +31,7 @@ PAIR_ATTEMPTS_UNPINNED = 10
 log = logging.getLogger(__name__)
 
 
-def load_token(settings):
+def load_token(settings: Mapping[str, Any]) -> str:
     """The bearer token: the TOKEN setting, else one generated once and kept in the index folder."""
     if settings["TOKEN"]:
         return settings["TOKEN"]
@@ -47,7 +49,7 @@ def load_token(settings):
     return token
 
 
-def new_pairing_code(settings):
+def new_pairing_code(settings: Mapping[str, Any]) -> str:
     """A fresh one-time code, kept in the index folder so that `sourcecheck pair` can issue it too."""
     code = f"{secrets.randbelow(1000):03d}-{secrets.randbelow(1000):03d}"
     path = Path(settings["INDEX_DIR"]) / "pairing.json"
@@ -61,7 +63,7 @@ def new_pairing_code(settings):
     return code
 
 
-def read_pairing(path):
+def read_pairing(path: Path) -> dict[str, Any] | None:
     """The stored code, or None when there is none or the file is unreadable (a disk that filled up, an editor):
     a broken file only means no valid code; `sourcecheck pair` writes a fresh one."""
     try:
@@ -84,7 +86,7 @@ def read_pairing(path):
 class Guard:
     """Checks run before every request (see API.md, 'Serving and trust')."""
 
-    def __init__(self, settings):
+    def __init__(self, settings: Mapping[str, Any]) -> None:
         self.settings = settings
         self.token = load_token(settings)
         port = settings["PORT"]
@@ -92,20 +94,20 @@ class Guard:
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", *extra}
         ids = [i.strip().removeprefix("chrome-extension://").strip("/") for i in settings["EXTENSION_IDS"].split(",")]
         self.origins = {f"chrome-extension://{i}" for i in [EXTENSION_ID, *ids] if i}
-        self._attempts = {}  # rate-limit bucket → times of wrong codes in the last minute
+        self._attempts: dict[str, list[float]] = {}  # rate-limit bucket → times of wrong codes in the last minute
         self._lock = threading.Lock()
 
-    def check_host(self, host):
+    def check_host(self, host: str) -> None:
         # A page on a DNS-rebound name reaches 127.0.0.1 with its own Host header: refuse it.
         if host not in self.hosts:
             raise Forbidden(f"Host {host!r} is not allowed.", code="host_not_allowed")
 
-    def extension_origin(self, origin):
+    def extension_origin(self, origin: str) -> bool:
         """Whether an Origin is this extension's (or one the EXTENSION_IDS setting adds): the only ones answered
         with CORS headers."""
         return origin in self.origins or origin.startswith(PER_INSTALL_SCHEMES)
 
-    def check_origin(self, origin):
+    def check_origin(self, origin: str | None) -> None:
         # No Origin: not a page's script (a form post or <img> has no token, so it gets 401). "null", a web page
         # or another extension: refused before anything else.
         if origin and not self.extension_origin(origin):
@@ -115,11 +117,11 @@ class Guard:
                 code="origin_not_allowed",
             )
 
-    def is_valid(self, authorization):
+    def is_valid(self, authorization: str | None) -> bool:
         scheme, _, token = (authorization or "").partition(" ")
         return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self.token.encode())
 
-    def check_token(self, authorization):
+    def check_token(self, authorization: str | None) -> None:
         if not authorization:
             raise Unauthorized(
                 "A token is required: pair the extension with the code the server printed.", code="not_paired"
@@ -127,7 +129,7 @@ class Guard:
         if not self.is_valid(authorization):
             raise Unauthorized("The token is not valid: pair the extension again.", code="bad_token")
 
-    def pair(self, code, origin=None):
+    def pair(self, code: str | None, origin: str | None = None) -> str:
         """Trade a valid pairing code for the token; the code works once. Wrong codes are limited per origin (and
         for all unpinned origins together), so another extension's guesses never lock the pinned one out."""
         with self._lock:
@@ -135,7 +137,7 @@ class Guard:
             recent = {b: [t for t in times if now - t < 60] for b, times in self._attempts.items()}
             self._attempts = {b: times for b, times in recent.items() if times}
             pinned = origin in self.origins
-            buckets = [origin] if pinned else [origin or "", "*unpinned"]
+            buckets = [cast(str, origin)] if pinned else [origin or "", "*unpinned"]
             limits = [PAIR_ATTEMPTS] if pinned else [PAIR_ATTEMPTS, PAIR_ATTEMPTS_UNPINNED]
             if any(len(self._attempts.get(b, ())) >= n for b, n in zip(buckets, limits)):
                 raise RateLimited("Too many pairing attempts; wait a minute and try again.")

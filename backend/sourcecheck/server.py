@@ -13,14 +13,23 @@ refused with a 403 whose connections stay open, shut every other client out for 
   one JSON error shape, like every error of the app.
 """
 
+from __future__ import annotations
+
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer, create_server
 from waitress.task import ErrorTask, WSGITask
 
 from sourcecheck.errors import SourcecheckError, error_body
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+    from waitress.adjustments import Adjustments
+    from waitress.server import MultiSocketServer
+    from waitress.utilities import Error
 
 CHANNEL_TIMEOUT = 10  # s a connection with no request running may stay silent (the panel polls every 5 s)
 CLEANUP_INTERVAL = 1  # s between waitress's sweeps for such connections (it also wakes at least once a second)
@@ -39,7 +48,7 @@ class ClosingTask(WSGITask):
     A WSGI app may not send `Connection: close` itself (a hop-by-hop header: PEP 3333, and waitress asserts on
     it), so the server adds it here, from the status, just before the response's headers are written."""
 
-    def build_response_header(self):
+    def build_response_header(self) -> bytes:
         if self.status.startswith("4"):
             self.set_close_on_finish()  # adds `Connection: close`; the channel closes once the answer is flushed
         return super().build_response_header()
@@ -49,7 +58,7 @@ class JSONErrorTask(ErrorTask):
     """waitress's answer to a request it could not parse (or an app that failed before answering), in the API's
     JSON error shape rather than plain text. The connection closes after it, as waitress's own does."""
 
-    def execute(self):
+    def execute(self) -> None:
         e = self.request.error
         code = WAITRESS_ERROR_CODES.get(e.code, OTHER_HTTP_ERROR)
         error = SourcecheckError(_message(e, self.channel.adj), code=code, status=e.code)
@@ -61,7 +70,7 @@ class JSONErrorTask(ErrorTask):
         self.write(body)
 
 
-def _message(e, adj):
+def _message(e: Error, adj: Adjustments) -> str:
     if e.code == 431:
         return f"The request's headers are larger than {adj.max_request_header_size:,} bytes."
     if e.code == 413:
@@ -77,7 +86,7 @@ class Channel(HTTPChannel):
     error_task_class = JSONErrorTask
 
 
-def connection_limit():
+def connection_limit() -> int:
     """How many sockets to serve: MAX_CONNECTIONS if the open-files limit allows it (its soft limit is raised to the
     hard one when it is lower than needed), else what the limit leaves after FD_RESERVE, but at least
     waitress's default."""
@@ -103,7 +112,7 @@ def connection_limit():
     return max(MIN_CONNECTIONS, min(MAX_CONNECTIONS, soft - FD_RESERVE))
 
 
-def build_server(app, host, port, threads):
+def build_server(app: WSGIApplication, host: str, port: int, threads: int) -> BaseWSGIServer | MultiSocketServer:
     """The waitress server for app, listening but not yet running (call .run(), then .close())."""
     # channel_request_lookahead: the socket is watched while a request runs, so a cancelled check is seen at once
     server = create_server(

@@ -1,22 +1,28 @@
 """The objects one app or CLI run shares, created on first use: settings, guard, library, model, judge, ingest."""
 
+from __future__ import annotations
+
 import queue
 import threading
+from typing import TYPE_CHECKING, Any
 
 from sourcecheck.calibration import load_head
 from sourcecheck.embeddings import make_embedding_function
 from sourcecheck.errors import IndexUnreachable
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
-from sourcecheck.llm import load_model
+from sourcecheck.llm import Model, load_model
 from sourcecheck.parser import IsolatedParser
 from sourcecheck.security import Guard
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 EXTENSION = "sourcecheck"  # the key of the Services in app.extensions
 RETRY_S = 10.0  # an ingest stopped by an unreachable Chroma server is tried again after this long
 
 
-def get_services(app=None):
+def get_services(app: Flask | None = None) -> Services:
     """The one way to reach an app's Services (the current Flask app's when app is None)."""
     if app is None:
         from flask import current_app  # imported here: the CLI's commands without an app need no Flask
@@ -28,20 +34,28 @@ def get_services(app=None):
 class Services:
     """Settings plus lazily created services; create_app puts one on app.extensions."""
 
-    def __init__(self, settings):
+    _library: Library | None
+    _model: Model | None
+    _judge: Judge | None
+    _guard: Guard | None
+    _queue: queue.Queue[str] | None
+    _parser: IsolatedParser | None
+    _checker: IsolatedParser | None
+
+    def __init__(self, settings: dict[str, Any]) -> None:
         self.settings = settings
         self._lock = threading.Lock()
         self._library = self._model = self._judge = self._guard = None
         self._queue = None
         self._parser = self._checker = None
 
-    def guard(self):
+    def guard(self) -> Guard:
         with self._lock:
             if self._guard is None:
                 self._guard = Guard(self.settings)  # reads (or creates) the token in the index folder
             return self._guard
 
-    def library(self):
+    def library(self) -> Library:
         with self._lock:
             if self._library is None:
                 s = self.settings
@@ -60,20 +74,20 @@ class Services:
                 )
             return self._library
 
-    def model(self):
+    def model(self) -> Model:
         with self._lock:
             if self._model is None:
                 self._model = load_model(self.settings)
             return self._model
 
-    def judge(self):
+    def judge(self) -> Judge:
         model = self.model()
         with self._lock:
             if self._judge is None:
                 self._judge = Judge(model, head=load_head(), sensitivity=self.settings["SENSITIVITY"])
             return self._judge
 
-    def queue_ingest(self, doc_id):
+    def queue_ingest(self, doc_id: str) -> None:
         """Ingest in the background, one document at a time (embedding already uses every core)."""
         with self._lock:
             if self._queue is None:
@@ -81,18 +95,18 @@ class Services:
                 threading.Thread(target=self._ingest_worker, name="sourcecheck-ingest", daemon=True).start()
         self._queue.put(doc_id)
 
-    def resume_ingest(self):
+    def resume_ingest(self) -> None:
         """Queue the documents a previous run left half-ingested."""
         for doc_id in self.library().pending():
             self.queue_ingest(doc_id)
 
-    def warm_up(self):
+    def warm_up(self) -> threading.Thread:
         """Load the embedding model and the judge model in the background.
 
         The server answers at once; the first check then finds them loaded instead of paying ~20 s.
         """
 
-        def work():
+        def work() -> None:
             try:
                 library = self.library()
                 library.embedding_function(["warm up"])  # loaded even while the library is empty
@@ -105,7 +119,7 @@ class Services:
         thread.start()
         return thread
 
-    def close(self):
+    def close(self) -> None:
         """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start."""
         with self._lock:
             library, readers = self._library, (self._parser, self._checker)
@@ -115,7 +129,8 @@ class Services:
             if reader is not None:
                 reader.close()
 
-    def _ingest_worker(self):
+    def _ingest_worker(self) -> None:
+        assert self._queue is not None  # queue_ingest creates it before it starts this thread
         while True:
             doc_id = self._queue.get()
             try:
@@ -129,7 +144,7 @@ class Services:
             finally:
                 self._queue.task_done()
 
-    def wait_idle(self):
+    def wait_idle(self) -> None:
         """Block until queued ingestion is done (CLI and tests)."""
         if self._queue is not None:
             self._queue.join()

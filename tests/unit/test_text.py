@@ -1,5 +1,4 @@
 import pytest
-
 from sourcecheck.text import find_citations, is_claim, numbers, read_numbers, split_sentences
 
 

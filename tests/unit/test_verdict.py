@@ -1,7 +1,6 @@
 """verdict.decide: the one place a label and the stances are decided; stated_card: what a card states from data."""
 
 import pytest
-
 from sourcecheck.conflict import Conflict, Disagreement
 from sourcecheck.verdict import decide, stated_card
 

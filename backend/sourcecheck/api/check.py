@@ -2,6 +2,8 @@
 
 import json
 import logging
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
 from flask import Blueprint, Response, request
 
@@ -14,7 +16,7 @@ log = logging.getLogger(__name__)
 
 
 @bp.post("/check")
-def check():
+def check() -> Response | dict[str, Any]:
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise BadRequest('Send a JSON object like {"text": "..."}.')
@@ -58,7 +60,9 @@ def check():
     return Response(stream(events, disconnected), mimetype="application/x-ndjson", headers={"X-Accel-Buffering": "no"})
 
 
-def stream(events, disconnected=lambda: False):
+def stream(
+    events: Generator[dict[str, Any], None, None], disconnected: Callable[[], bool] = lambda: False
+) -> Iterator[str]:
     verdicts = 0
     try:
         for event in events:
@@ -82,6 +86,6 @@ def stream(events, disconnected=lambda: False):
 STOPPED = "check stopped after %d verdict events: the client disconnected"
 
 
-def error_event(e):
+def error_event(e: SourcecheckError) -> str:
     """The stream's last line when a check fails after the response has started."""
     return json.dumps({"type": "error", "error": e.to_dict()}) + "\n"

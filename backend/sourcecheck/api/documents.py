@@ -1,6 +1,8 @@
 """The library over HTTP: upload (ingested in the background), list, get, file, delete."""
 
-from flask import Blueprint, request, send_file
+from typing import Any
+
+from flask import Blueprint, Response, request, send_file
 
 from sourcecheck.errors import BadRequest, SourcecheckError
 from sourcecheck.services import get_services
@@ -9,12 +11,13 @@ bp = Blueprint("documents", __name__)
 
 
 @bp.post("/documents")
-def upload():
+def upload() -> tuple[dict[str, Any], int]:
     files = request.files.getlist("file")
     if not files:
         raise BadRequest("Send one or more PDFs as multipart form fields named 'file'.", code="no_file")
     svc = get_services()
     library = svc.library()
+    rejected: list[dict[str, Any]]
     added, rejected, created_any = [], [], False
     for f in files:
         try:
@@ -33,30 +36,30 @@ def upload():
         raise SourcecheckError(
             f"No file was added. {rejected[0]['filename']}: {first['message']}", code=first["code"], status=422
         )
-    body = {"ok": True, "documents": added}
+    body: dict[str, Any] = {"ok": True, "documents": added}
     if rejected:
         body["rejected"] = rejected
     return body, 202 if created_any else 200
 
 
 @bp.get("/documents")
-def list_documents():
+def list_documents() -> dict[str, Any]:
     return {"ok": True, "documents": get_services().library().list()}
 
 
 @bp.get("/documents/<doc_id>")
-def get_document(doc_id):
+def get_document(doc_id: str) -> dict[str, Any]:
     return {"ok": True, "document": get_services().library().get(doc_id)}
 
 
 @bp.get("/documents/<doc_id>/file")
-def get_file(doc_id):
+def get_file(doc_id: str) -> Response:
     library = get_services().library()
     doc = library.get(doc_id)
     return send_file(library.file_path(doc_id), mimetype="application/pdf", download_name=doc["filename"])
 
 
 @bp.delete("/documents/<doc_id>")
-def delete_document(doc_id):
+def delete_document(doc_id: str) -> dict[str, bool]:
     get_services().library().delete(doc_id)
     return {"ok": True}

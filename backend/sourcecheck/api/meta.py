@@ -1,6 +1,7 @@
 """GET /health, POST /pair and GET /openapi.json (the contract, docs/api.md in machine form)."""
 
 from importlib import resources
+from typing import Any
 
 from flask import Blueprint, Response, request
 
@@ -12,7 +13,7 @@ bp = Blueprint("meta", __name__)
 
 
 @bp.get("/health")
-def health():
+def health() -> dict[str, Any]:
     svc = get_services()
     paired = svc.guard().is_valid(request.headers.get("Authorization"))
     return {
@@ -25,7 +26,7 @@ def health():
 
 
 @bp.post("/pair")
-def pair():
+def pair() -> dict[str, Any]:
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("code"), str):
         raise BadRequest('Send {"code": "123-456"}, the code the server printed.')
@@ -33,7 +34,7 @@ def pair():
 
 
 @bp.get("/openapi.json")
-def openapi():
+def openapi() -> Response:
     # A static file shipped with the package: tests/unit/test_openapi.py keeps it equal to the routes.
     return Response(
         resources.files("sourcecheck.api").joinpath("openapi.json").read_bytes(), mimetype="application/json"

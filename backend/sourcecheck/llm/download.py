@@ -1,18 +1,31 @@
 """`sourcecheck models pull`: a catalog GGUF downloaded by URL, resumable, checked before it is used."""
 
+from __future__ import annotations
+
 import http.client
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sourcecheck.errors import ModelError
 from sourcecheck.llm.catalog import check_file, remember, sha256_of
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 BLOCK = 1 << 20
 TIMEOUT_S = 60  # per socket read: a stalled connection fails like a cut one, and the .part stays for resume
 
 
-def pull(entry, models_dir, log=print, progress=True, timeout=TIMEOUT_S):
+def pull(
+    entry: Mapping[str, Any],
+    models_dir: str | Path,
+    log: Callable[[str], object] = print,
+    progress: bool = True,
+    timeout: float = TIMEOUT_S,
+) -> Path:
     """Download entry["url"] into models_dir/entry["file"]: into a .part file first, resumed with an HTTP Range
     request when one is left from a cut download, then checked by size and sha256. Returns the file's path."""
     name = entry["name"]
@@ -47,7 +60,7 @@ def pull(entry, models_dir, log=print, progress=True, timeout=TIMEOUT_S):
     return target
 
 
-def _fetch(entry, part, have, progress, timeout):
+def _fetch(entry: Mapping[str, Any], part: Path, have: int, progress: bool, timeout: float) -> None:
     """Append the rest of the file to part (or write it anew when the server ignores the Range)."""
     name, url = entry["name"], entry["url"]
     headers = {"User-Agent": "sourcecheck", "Accept-Encoding": "identity"}
@@ -97,7 +110,7 @@ def _fetch(entry, part, have, progress, timeout):
         raise _cut(entry, done, "the connection closed")
 
 
-def _cut(entry, done, why):
+def _cut(entry: Mapping[str, Any], done: int, why: Exception | str) -> ModelError:
     return ModelError(
         f"The download of {entry['name']} stopped at {done / 1e6:.0f} of {entry['size'] / 1e6:.0f} MB "
         f"({why}). Run `sourcecheck models pull {entry['name']}` again to resume it.",
@@ -105,7 +118,7 @@ def _cut(entry, done, why):
     )
 
 
-def _verify(entry, part):
+def _verify(entry: Mapping[str, Any], part: Path) -> None:
     """Raise model_corrupt (and delete the download) unless part has the entry's size and sha256."""
     size = part.stat().st_size
     if size != entry["size"]:
@@ -123,7 +136,7 @@ def _verify(entry, part):
         )
 
 
-def _bar(entry, done, progress):
+def _bar(entry: Mapping[str, Any], done: int, progress: bool) -> tqdm:
     """A progress bar on stderr (tqdm comes with transformers, which sentence-transformers needs)."""
     from tqdm import tqdm
 

@@ -4,8 +4,11 @@ import hashlib
 import re
 import threading
 import time
+from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 from sourcecheck.llm.base import Model
 from sourcecheck.text import content_words, numbers
@@ -17,23 +20,25 @@ class FakeModel(Model):
     reads_state = True
     state_size = 16
 
-    def __init__(self, write_delay=0.0, concurrent=1):
+    def __init__(self, write_delay: float = 0.0, concurrent: int = 1) -> None:
         self.write_delay = write_delay  # seconds each complete() takes, like a model writing a critique
         self.concurrent = concurrent  # more than 1: a check calls it from several threads, like a remote server
-        self.queue = []
-        self.history = []  # (method, messages) for every call
+        self.queue: list[dict[str, float] | str | Exception] = []
+        self.history: list[tuple[str, list[dict[str, str]]]] = []  # (method, messages) for every call
         self._lock = threading.Lock()  # two threads must not take the same enqueued reply
 
-    def _next(self):
+    def _next(self) -> dict[str, float] | str | Exception | None:
         """The next enqueued reply, or None."""
         with self._lock:
             return self.queue.pop(0) if self.queue else None
 
-    def enqueue(self, *replies):
+    def enqueue(self, *replies: dict[str, float] | str | Exception) -> None:
         """Replies to give, in order: a dict of probabilities for choose(), a string for complete()."""
         self.queue.extend(replies)
 
-    def choose(self, messages, choices, state=False):
+    def choose(
+        self, messages: list[dict[str, str]], choices: Sequence[str], state: bool = False
+    ) -> tuple[dict[str, float] | None, str, npt.NDArray[np.float32] | None]:
         self.history.append(("choose", messages))
         hidden = self.state_of(messages) if state else None
         reply = self._next()
@@ -42,26 +47,27 @@ class FakeModel(Model):
                 raise reply
             if isinstance(reply, str):
                 return None, reply, hidden
-            return dict(reply), max(reply, key=reply.get), hidden
+            return dict(reply), max(reply, key=reply.__getitem__), hidden
         p = 0.9 if _verdict(messages) == "supported" else 0.1
         return {choices[0]: p, choices[1]: 1 - p}, choices[0] if p > 0.5 else choices[1], hidden
 
-    def state_of(self, messages):
+    def state_of(self, messages: list[dict[str, str]]) -> npt.NDArray[np.float32]:
         """A stand-in hidden state: state_size float32 in [-1, 1), fixed by the last message's text."""
         digest = hashlib.shake_256(messages[-1]["content"].encode("utf-8")).digest(4 * self.state_size)
         return (np.frombuffer(digest, dtype="<u4") / 2.0**31 - 1.0).astype(np.float32)
 
-    def complete(self, messages, max_tokens=200):
+    def complete(self, messages: list[dict[str, str]], max_tokens: int = 200) -> str:
         self.history.append(("complete", messages))
         time.sleep(self.write_delay)
         reply = self._next()
         if reply is not None:
             if isinstance(reply, Exception):
                 raise reply
-            return reply
+            return cast(str, reply)  # complete() is enqueued strings
         if "Critiques:" in messages[-1]["content"]:  # the whole-text revision: each conflict's value put right
-            text, critiques = re.search(
-                r"Text:\n(.*?)\n\nCritiques:\n(.*?)\n\n", messages[-1]["content"], re.DOTALL
+            text, critiques = cast(
+                "re.Match[str]",
+                re.search(r"Text:\n(.*?)\n\nCritiques:\n(.*?)\n\n", messages[-1]["content"], re.DOTALL),
             ).groups()
             for wrong, right in re.findall(r"The sentence says (.+?); .+? says (.+?)(?::|\.(?:\s|$))", critiques):
                 text = text.replace(wrong, right)
@@ -84,18 +90,18 @@ class FakeModel(Model):
         return "Critique: The sources do not mention this.\nError type: unverifiable\nRevised: none"
 
 
-def _written(text, number):
+def _written(text: str, number: str) -> str:
     """The number as the text writes it ('35074' → '35,074')."""
     return next(m for m in re.findall(r"\d+(?:[.,]\d+)*", text) if m.replace(",", "") == number)
 
 
-def _claim_and_sources(messages):
+def _claim_and_sources(messages: list[dict[str, str]]) -> tuple[str, str]:
     text = messages[-1]["content"]
     claim = re.search(r"^Claim: (.*)$", text, re.MULTILINE)
     return (claim.group(1) if claim else ""), text[: claim.start()] if claim else text
 
 
-def _verdict(messages):
+def _verdict(messages: list[dict[str, str]]) -> str:
     """supported: every number and most content words of the claim appear in the sources;
     contradicted: the words match but a number does not; otherwise unsupported."""
     claim, sources = _claim_and_sources(messages)

@@ -5,9 +5,12 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from sourcecheck.errors import ModelError
 from sourcecheck.llm.base import Model, normalise
@@ -23,7 +26,7 @@ IN_USE_S = 120  # a context used this recently belongs to a check still running;
 MIN_TOKENS = 64  # shorter contexts are cheaper to read again than to keep
 
 
-def _common(ids, tokens):
+def _common(ids: Sequence[int] | npt.NDArray[Any], tokens: Sequence[int]) -> int:
     """Length of the common prefix of two token sequences."""
     n = min(len(ids), len(tokens))
     differ = np.flatnonzero(np.asarray(ids[:n]) != np.asarray(tokens[:n]))
@@ -33,29 +36,32 @@ def _common(ids, tokens):
 class LlamaCppModel(Model):
     backend = "llama_cpp"
     reads_state = True
+    _used_by: int | None
 
-    def __init__(self, path, n_ctx=4096, n_threads=0):
+    def __init__(self, path: str | Path, n_ctx: int = 4096, n_threads: int = 0) -> None:
         self.path = Path(path)
         self.name = self.path.stem
         self.n_ctx = n_ctx
         self.n_threads = n_threads or os.cpu_count() or 2
-        self._llm = None
-        self._formatter = None
+        self._llm: Any = None  # llama_cpp.Llama, once loaded
+        self._formatter: Any = None
         # llama.cpp contexts are not thread-safe, and one model call already uses every core.
         self._lock = threading.RLock()
-        self._kept = OrderedDict()  # id -> (token ids, KV bytes, last use): contexts of checks between turns
+        self._kept: OrderedDict[int, tuple[npt.NDArray[Any], ctypes.Array[ctypes.c_uint8], float]] = (
+            OrderedDict()
+        )  # id -> (token ids, KV bytes, last use): contexts of checks between turns
         self._used_at, self._used_by = 0.0, None
 
-    def loaded(self):
+    def loaded(self) -> bool:
         return self._llm is not None
 
-    def available(self):
+    def available(self) -> bool:
         return self.path.exists()
 
-    def prepare(self):
+    def prepare(self) -> None:
         self.load()
 
-    def load(self):
+    def load(self) -> Any:
         with self._lock:
             if self._llm is None:
                 self._llm = self._open()
@@ -75,7 +81,7 @@ class LlamaCppModel(Model):
                 self.reads_state = self._llm._ctx.pooling_type() == llama_cpp.LLAMA_POOLING_TYPE_NONE
             return self._llm
 
-    def _open(self):
+    def _open(self) -> Any:
         if not self.path.exists():
             raise ModelError(f"The model file {self.path} is missing. {INSTALL_HINT}", code="model_missing")
         try:
@@ -101,13 +107,15 @@ class LlamaCppModel(Model):
                 code="model_corrupt",
             ) from None
 
-    def tokens(self, messages):
+    def tokens(self, messages: list[dict[str, str]]) -> list[int]:
         """The chat, formatted with the model's own template and ready for its reply, as tokens."""
         llm = self.load()
         prompt = self._formatter(messages=messages).prompt
         return llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
 
-    def choose(self, messages, choices, state=False):
+    def choose(
+        self, messages: list[dict[str, str]], choices: Sequence[str], state: bool = False
+    ) -> tuple[dict[str, float] | None, str, npt.NDArray[np.float32] | None]:
         with self._lock:
             llm = self.load()
             tokens = self._ready_for(self.tokens(messages))
@@ -118,27 +126,27 @@ class LlamaCppModel(Model):
             probs = np.exp(logits - logits.max())
             probs /= probs.sum()
             scores = {c: sum(float(probs[t]) for t in self._first_tokens(c)) for c in choices}
-            best = max(scores, key=scores.get)
+            best = max(scores, key=scores.__getitem__)
             return normalise(scores), best, hidden
 
-    def complete(self, messages, max_tokens=200):
+    def complete(self, messages: list[dict[str, str]], max_tokens: int = 200) -> str:
         with self._lock:
             llm = self.load()
             self._check_fits(self._ready_for(self.tokens(messages)), max_tokens)
             out = llm.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0)
             return out["choices"][0]["message"]["content"] or ""
 
-    def forget(self):
+    def forget(self) -> None:
         """Drop the cached prompt prefix: the next prompt is read in full (for cold measurements)."""
         with self._lock:
             if self._llm is not None:
                 self._llm.reset()
             self._kept.clear()
 
-    def count_tokens(self, text):
+    def count_tokens(self, text: str) -> int:
         return len(self.load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def _ready_for(self, tokens):
+    def _ready_for(self, tokens: list[int]) -> list[int]:
         """Before a prompt is read: keep the current context when the prompt would throw it away while its check
         is still running, and put back a kept context that shares more with the prompt. Returns tokens."""
         llm, now = self._llm, time.monotonic()
@@ -149,7 +157,7 @@ class LlamaCppModel(Model):
             ((_common(ids, tokens[:-1]) - shared, k) for k, (ids, _, _) in self._kept.items()), default=(0, None)
         )
         # taken out before the current context is kept: keeping may push the oldest (often this one) out
-        restore = self._kept.pop(best) if gain > MIN_TOKENS else None
+        restore = self._kept.pop(best) if gain > MIN_TOKENS and best is not None else None
         other = self._used_by != threading.get_ident() and now - self._used_at < IN_USE_S
         if other and shared < len(current) // 2 and len(current) >= MIN_TOKENS:
             self._keep(current.copy(), now)
@@ -167,14 +175,14 @@ class LlamaCppModel(Model):
         self._used_at, self._used_by = now, threading.get_ident()
         return tokens
 
-    def _prune(self, now=None):
+    def _prune(self, now: float | None = None) -> None:
         """Drop kept contexts nobody came back for (also on a timer: an idle server gives their memory back)."""
         now = now or time.monotonic()
         with self._lock:
             for key in [k for k, (_, _, used) in self._kept.items() if now - used > IN_USE_S]:
                 del self._kept[key]
 
-    def _keep(self, ids, now):
+    def _keep(self, ids: npt.NDArray[Any], now: float) -> None:
         import llama_cpp
 
         ctx = self._llm._ctx.ctx
@@ -188,7 +196,7 @@ class LlamaCppModel(Model):
             timer.daemon = True
             timer.start()
 
-    def _eval_reusing_prefix(self, tokens, state=False):
+    def _eval_reusing_prefix(self, tokens: list[int], state: bool = False) -> npt.NDArray[np.float32] | None:
         """Evaluate tokens, keeping the KV cache of the prefix they share with the last prompt; with state,
         return the last token's final hidden state (float32, n_embd), else None."""
         llm = self._llm
@@ -220,7 +228,7 @@ class LlamaCppModel(Model):
         finally:
             llama_cpp.llama_set_embeddings(ctx, False)
 
-    def _first_tokens(self, word):
+    def _first_tokens(self, word: str) -> set[int]:
         """Token ids that start each spelling of word ('Yes', 'yes', ' Yes')."""
         ids = set()
         for variant in (word, word.lower(), " " + word, " " + word.lower()):
@@ -229,7 +237,7 @@ class LlamaCppModel(Model):
                 ids.add(toks[0])
         return ids
 
-    def _check_fits(self, tokens, reserve=1):
+    def _check_fits(self, tokens: Sequence[int], reserve: int = 1) -> None:
         if len(tokens) + reserve > self.n_ctx:
             raise ModelError(
                 f"The prompt has {len(tokens)} tokens, more than the model's context of {self.n_ctx}.",

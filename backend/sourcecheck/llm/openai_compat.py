@@ -1,16 +1,28 @@
 """Any OpenAI-compatible chat API: OpenAI, Ollama, LM Studio, vLLM, the llama.cpp server."""
 
+from __future__ import annotations
+
 import math
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import numpy.typing as npt
 
 from sourcecheck.errors import ModelError
 from sourcecheck.llm.base import Model, normalise
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 
 class OpenAIModel(Model):
     backend = "openai"
 
-    def __init__(self, base_url, model, api_key="", timeout=60.0, concurrent=4):
+    def __init__(
+        self, base_url: str, model: str, api_key: str = "", timeout: float = 60.0, concurrent: int = 4
+    ) -> None:
         import openai
 
         self.concurrent = max(1, concurrent)  # the openai client is thread-safe; the server batches requests
@@ -22,7 +34,9 @@ class OpenAIModel(Model):
         self._openai = openai
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
 
-    def choose(self, messages, choices, state=False):
+    def choose(
+        self, messages: list[dict[str, str]], choices: Sequence[str], state: bool = False
+    ) -> tuple[dict[str, float] | None, str, npt.NDArray[np.float32] | None]:
         # An API gives no hidden state: state is always None (reads_state is False).
         reply = self._create(messages, max_tokens=1, logprobs=True, top_logprobs=20)
         text = self._text(reply)
@@ -37,13 +51,15 @@ class OpenAIModel(Model):
                     scores[c] += math.exp(alt.logprob)
         return normalise(scores), text, None
 
-    def complete(self, messages, max_tokens=200):
+    def complete(self, messages: list[dict[str, str]], max_tokens: int = 200) -> str:
         return self._text(self._create(messages, max_tokens=max_tokens))
 
-    def _create(self, messages, **kwargs):
+    def _create(self, messages: list[dict[str, str]], **kwargs: Any) -> ChatCompletion:
         where = self.base_url or "the OpenAI API"
         try:
-            reply = self._client.chat.completions.create(model=self.name, messages=messages, temperature=0.0, **kwargs)
+            reply = self._client.chat.completions.create(
+                model=self.name, messages=cast("list[ChatCompletionMessageParam]", messages), temperature=0.0, **kwargs
+            )
         except self._openai.APITimeoutError:
             raise ModelError(f"{where} did not answer in time.", code="model_timeout", status=504) from None
         except self._openai.APIConnectionError:
@@ -61,11 +77,11 @@ class OpenAIModel(Model):
         return reply
 
     @staticmethod
-    def _text(reply):
+    def _text(reply: ChatCompletion) -> str:
         message = reply.choices[0].message
         return (message.content if message else "") or ""
 
 
-def _short(text, n=200):
+def _short(text: object, n: int = 200) -> str:
     text = str(text)
     return text if len(text) <= n else text[:n] + "…"
