@@ -12,12 +12,12 @@ LABELS = {
     "unchecked": "Not checked (the check was stopped first)",
 }
 ERROR_TYPES = {
-    "entity": "wrong entity or number",
-    "relation": "wrong relation",
-    "contradictory": "contradicts the source",
-    "invented": "invented",
-    "subjective": "subjective",
-    "unverifiable": "unverifiable",
+    "entity": "a wrong number or name",
+    "relation": "a wrong relation",
+    "contradictory": "contradicts your PDFs",
+    "invented": "not in your PDFs",
+    "subjective": "an opinion",
+    "unverifiable": "cannot be checked",
 }
 COUNTS = (
     ("contradicted", "contradicted"),

@@ -45,7 +45,7 @@ async function saveLastCheck(state, tab) {
     const v = state.verdicts[s.index] || null;
     return {
       index: s.index, key: state.checkId + ":" + s.index, text: s.text, label: CS.labelOf(state, s.index),
-      p_supported: v ? v.p_supported : null, critique: v ? v.critique : null,
+      p_supported: v ? v.p_supported : null, critique: v ? v.critique : null, error_type: v ? v.error_type : null,
       missing: state.missing.includes(state.checkId + ":" + s.index),
     };
   });
@@ -172,9 +172,32 @@ async function scrollTo(msg) {
   return B.sendToTab(tabId, M.message(MSG.SCROLL_TO, { key: msg.key }));
 }
 
+/** The tab showing the viewer now, if any: evidence opens there, not in one more tab per click. */
+async function viewerTabId() {
+  const page = B.url("viewer/index.html");
+  if (ext.runtime.getContexts) {
+    const tabs = await ext.runtime.getContexts({ contextTypes: ["TAB"] });
+    const found = tabs.find((c) => (c.documentUrl || "").startsWith(page) && c.tabId >= 0);
+    return found ? found.tabId : null;
+  }
+  // No getContexts (older Firefox): the tab it opened last, if it still shows the viewer.
+  const { viewerTab } = await B.sessionGet("viewerTab");
+  if (typeof viewerTab !== "number") return null;
+  try {
+    const tab = await ext.tabs.get(viewerTab);
+    return !tab.url || tab.url.startsWith(page) ? tab.id : null;
+  } catch (_) {
+    return null;  // closed
+  }
+}
+
 async function openViewer(msg) {
   const q = new URLSearchParams({ doc: msg.documentId, page: String(msg.page || 1), q: msg.quote || "", name: msg.filename || "" });
-  const tab = await ext.tabs.create({ url: B.url("viewer/index.html?" + q.toString()) });
+  const url = B.url("viewer/index.html?" + q.toString());
+  const id = await viewerTabId();
+  const tab = id === null ? await ext.tabs.create({ url }) : await ext.tabs.update(id, { url, active: true });
+  if (id !== null && ext.windows && tab.windowId !== undefined) ext.windows.update(tab.windowId, { focused: true }).catch(() => {});
+  await B.sessionSet({ viewerTab: tab.id });
   return { ok: true, tabId: tab.id };
 }
 

@@ -38,6 +38,7 @@
     onOpenPanel: () => B.send(M.message(MSG.OPEN_SIDE_PANEL)).catch(() => {}),
     onCardEnter: () => { overCard = true; clearTimeout(leaveTimer); },
     onCardLeave: () => { overCard = false; scheduleHide(); },
+    onCardChange: (entry) => marks.setActive(entry),
   });
 
   S.load(B.get).then((s) => marks.setShowSupported(s.showSupported)).catch(() => {});
@@ -67,7 +68,7 @@
     lastRange = range.cloneRange();
     const rects = range.getClientRects();
     const rect = rects.length ? rects[rects.length - 1] : range.getBoundingClientRect();
-    ui.showButton(rect);
+    ui.showButton(rect, rects.length ? [...rects] : [rect]);
   }
 
   let selTimer = null;
@@ -252,7 +253,7 @@
     ui.showToast({
       kind: "missing",
       title: `${entries.length} checked sentence${entries.length > 1 ? "s" : ""} can no longer be found on the page`,
-      list: entries.map((e) => `${root.SC.LABEL_TEXT[e.label] || e.label}: “${e.text.length > 90 ? e.text.slice(0, 88) + "…" : e.text}”`),
+      list: entries.map((e) => `${root.SC.labels.LABEL_TEXT[e.label] || e.label}: “${e.text.length > 90 ? e.text.slice(0, 88) + "…" : e.text}”`),
     });
   }
 
@@ -273,6 +274,8 @@
       moveQueued = false;
       const ev = lastMove;
       if (ui.owns(ev)) return;
+      // The primary button is down: the person is dragging a selection, and a card would land on it.
+      if (ev.buttons & 1) { clearTimeout(hoverTimer); return; }
       const entry = marks.hitTest(ev.clientX, ev.clientY);
       clearTimeout(hoverTimer);
       if (entry && entry.verdict) {
@@ -284,6 +287,9 @@
       }
     });
   }, { passive: true });
+
+  // A card about to open on hover waits for the pointer to rest, not for a drag that has just begun.
+  doc.addEventListener("mousedown", (e) => { if (!ui.owns(e)) clearTimeout(hoverTimer); }, { passive: true, capture: true });
 
   doc.addEventListener("click", (e) => {
     if (ui.owns(e)) return;

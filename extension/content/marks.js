@@ -15,7 +15,10 @@
     unsupported: "sourcecheck-unsupported",
     supported: "sourcecheck-supported",
     focus: "sourcecheck-focus",
+    active: "sourcecheck-active",  // the sentence whose card is open
   };
+  // Painted over a label's highlight (highlights stack), so the higher number wins; the open card's sentence on top.
+  const PRIORITY = { supported: 1, unsupported: 2, contradicted: 3, alt: 3, focus: 7, active: 8 };
   const DEBOUNCE_MS = 200;
   const MAX_WAIT_MS = 1000;
 
@@ -33,6 +36,7 @@
       this.firstDirty = 0;
       this.lastMissing = "";
       this.supported = !!(root.CSS && root.CSS.highlights && root.Highlight);
+      this.active = null;
     }
 
     textIndex() {
@@ -99,21 +103,45 @@
       return [...this.entries.values()].filter((e) => e.found && e.range && CS.isMarked(e.label, this.showSupported));
     }
 
-    /** Draw every entry's range into its label's highlight. */
+    /**
+     * Draw every entry's range into its label's highlight. A sentence right after one of the same label is also drawn
+     * into the label's "-alt" highlight (every second of a run), or two neighbours would read as one long mark.
+     */
     render() {
       if (!this.supported) return;
+      const marked = this.marked();
       const byLabel = { contradicted: [], unsupported: [], supported: [] };
-      for (const e of this.marked()) byLabel[e.label].push(e.range);
-      for (const label of Object.keys(byLabel)) {
-        const name = HIGHLIGHT[label];
-        if (byLabel[label].length) {
-          const h = new root.Highlight(...byLabel[label]);
-          h.priority = label === "contradicted" ? 3 : label === "unsupported" ? 2 : 1;
-          root.CSS.highlights.set(name, h);
-        } else {
-          root.CSS.highlights.delete(name);
+      const alt = { contradicted: [], unsupported: [], supported: [] };
+      const isAlt = new Set();
+      const at = new Map(marked.map((e) => [e.key, e]));
+      for (const e of [...marked].sort((a, b) => a.index - b.index)) {
+        byLabel[e.label].push(e.range);
+        const before = at.get(e.checkId + ":" + (e.index - 1));
+        if (before && before.label === e.label && !isAlt.has(before.key)) {
+          isAlt.add(e.key);
+          alt[e.label].push(e.range);
         }
       }
+      for (const label of Object.keys(byLabel)) {
+        this.draw(HIGHLIGHT[label], byLabel[label], PRIORITY[label]);
+        this.draw(HIGHLIGHT[label] + "-alt", alt[label], PRIORITY.alt + PRIORITY[label]);
+      }
+      const active = this.active && at.get(this.active.key) === this.active ? [this.active.range] : [];
+      this.draw(HIGHLIGHT.active, active, PRIORITY.active);
+    }
+
+    /** Set the highlight `name` to these ranges (none: remove it). */
+    draw(name, ranges, priority) {
+      if (!ranges.length) { root.CSS.highlights.delete(name); return; }
+      const h = new root.Highlight(...ranges);
+      h.priority = priority;
+      root.CSS.highlights.set(name, h);
+    }
+
+    /** The entry whose card is open (drawn stronger), or null when no card is. */
+    setActive(entry) {
+      this.active = entry || null;
+      this.render();
     }
 
     /** The marked entry under viewport point (x, y), or null. */
@@ -134,7 +162,7 @@
       const el = node.nodeType === 1 ? node : node.parentElement;
       if (el && el.scrollIntoView) el.scrollIntoView({ block: "center", inline: "nearest" });
       if (this.supported) {
-        root.CSS.highlights.set(HIGHLIGHT.focus, new root.Highlight(e.range));
+        this.draw(HIGHLIGHT.focus, [e.range], PRIORITY.focus);
         clearTimeout(this.focusTimer);
         this.focusTimer = setTimeout(() => root.CSS.highlights.delete(HIGHLIGHT.focus), 1600);
       }

@@ -3,10 +3,8 @@
 (function (root) {
   "use strict";
 
-  const LABELS = { contradicted: "Contradicted by your sources", unsupported: "Not supported by your sources",
-    supported: "Supported by your sources", skipped: "Not a factual claim", unchecked: "Not checked (the check was stopped first)" };
-  const ERROR_TYPES = { entity: "wrong entity or number", relation: "wrong relation", contradictory: "contradicts the source",
-    invented: "invented", subjective: "subjective", unverifiable: "unverifiable" };
+  const L = (root.SC && root.SC.labels) || require("./labels.js");
+  const ERROR_TYPES = L.ERROR_TYPES;  // backend/sourcecheck/report.py words them the same (tests/unit/test_report.py)
   const COUNTS = [["contradicted", "contradicted"], ["unsupported", "not supported"], ["supported", "supported"], ["skipped", "skipped"], ["unchecked", "not checked"]];
 
   const percent = (p) => (p > 0 && p < 0.01 ? "<1%" : p > 0.99 && p < 1 ? ">99%" : Math.round(p * 100) + "%");
@@ -27,7 +25,7 @@
     lines.push(`- Result: ${counts}` + (isNum(pAll) ? ` · P(all supported) ${percent(pAll)}` : ""), "");
     result.sentences.forEach((s, i) => {
       const v = verdicts.get(s.index) || {};
-      let head = `## ${i + 1}. ${LABELS[labels[i]] || labels[i]}`;
+      let head = `## ${i + 1}. ${L.LABEL_TEXT[labels[i]] || labels[i]}`;
       // the number only where it agrees with the label, as on the card
       if (isNum(v.p_supported) && (labels[i] === "supported") === (v.p_supported >= 0.5)) {
         head += ` · P(supported) ${percent(v.p_supported)}`;

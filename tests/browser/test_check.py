@@ -73,7 +73,7 @@ def test_card_shows_critique_and_evidence_and_opens_the_pdf(ext, chat, artifacts
     # The fake judge's raw P(Yes) for a contradicted sentence is 0.1; the card shows it calibrated.
     expected = Judge(FakeModel()).calibrate(0.1)
     assert f"P(supported) {round(100 * expected)}%" in text
-    assert "wrong entity or number" in text
+    assert "a wrong number or name" in text
     # the conflict is stated from the data, both values, not by the model
     assert "The sentence says 13B; fava.pdf, page 2 says 7B" in text
     assert "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data." in text
@@ -144,7 +144,7 @@ def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_di
             what="the critique in the open card",
         )
         text = ShadowUI.text(card)
-        assert "Writing the critique" not in text and "wrong entity or number" in text
+        assert "Writing the critique" not in text and "a wrong number or name" in text
         chat.screenshot(path=str(artifacts / "card-final.png"))
         assert wait_done(ext)["status"] == "done"
 

@@ -133,3 +133,47 @@ test("a re-check keeps the old marks until it has started (a failed one loses no
   assert.deepEqual([...ctx.marks.entries.values()].map((e) => e.text), PARTS.slice(0, 2), "the covered sentences go");
   assert.equal(globalThis.CSS.highlights.get("sourcecheck-unsupported"), undefined);
 });
+
+// Issue 28: neighbouring flagged sentences are told apart, and the sentence of the open card stands out.
+const RUN = "<p class=\"msg\">One is wrong here. Two is wrong too. Three is wrong again. Four is red. Five is wrong. Six is fine.</p>";
+const RUN_PARTS = ["One is wrong here.", "Two is wrong too.", "Three is wrong again.", "Four is red.", "Five is wrong.", "Six is fine."];
+
+function checkRun(ctx, labels) {
+  const range = ctx.doc.createRange();
+  range.selectNodeContents(ctx.doc.querySelector(".msg"));
+  const begun = ctx.marks.begin(range);
+  ctx.marks.addSentences("c1", begun.text, begun.extract, apiSentences(begun.text, RUN_PARTS));
+  labels.forEach((label, index) => ctx.marks.setVerdict("c1", { index, label }));
+}
+
+const drawn = (name) => (globalThis.CSS.highlights.get(name) || { ranges: [] }).ranges.map(String);
+
+test("consecutive sentences of one label alternate between two styles; a different label starts over", () => {
+  const ctx = setup(RUN);
+  checkRun(ctx, ["unsupported", "unsupported", "unsupported", "contradicted", "unsupported", "supported"]);
+  // every unsupported sentence stays in its label's highlight, each its own range
+  assert.deepEqual(drawn("sourcecheck-unsupported"), ["One is wrong here.", "Two is wrong too.", "Three is wrong again.", "Five is wrong."]);
+  // the second of a run is drawn in the other style; "Five" follows a red sentence, so it is not
+  assert.deepEqual(drawn("sourcecheck-unsupported-alt"), ["Two is wrong too."]);
+  assert.deepEqual(drawn("sourcecheck-contradicted-alt"), []);
+  ctx.marks.setVerdict("c1", { index: 3, label: "unsupported" });
+  assert.deepEqual(drawn("sourcecheck-unsupported-alt"), ["Two is wrong too.", "Four is red."]);
+  ctx.marks.setShowSupported(true);
+  ctx.marks.setVerdict("c1", { index: 5, label: "unsupported" });
+  assert.deepEqual(drawn("sourcecheck-unsupported-alt"), ["Two is wrong too.", "Four is red.", "Six is fine."]);
+});
+
+test("the sentence of the open card is drawn stronger, follows a re-render, and goes when the card closes", () => {
+  const ctx = setup(RUN);
+  checkRun(ctx, ["unsupported", "unsupported", "unsupported", "contradicted", "unsupported", "supported"]);
+  ctx.marks.setActive(ctx.marks.entries.get("c1:1"));
+  assert.deepEqual(drawn("sourcecheck-active"), ["Two is wrong too."]);
+  const msg = ctx.doc.querySelector(".msg");
+  msg.innerHTML = msg.innerHTML + "";  // new nodes, same text
+  ctx.marks.reanchor();
+  assert.deepEqual(drawn("sourcecheck-active"), ["Two is wrong too."]);
+  assert.ok(globalThis.CSS.highlights.get("sourcecheck-active").ranges[0].startContainer.isConnected);
+  assert.ok(globalThis.CSS.highlights.get("sourcecheck-active").priority > globalThis.CSS.highlights.get("sourcecheck-contradicted").priority);
+  ctx.marks.setActive(null);
+  assert.equal(globalThis.CSS.highlights.get("sourcecheck-active"), undefined);
+});

@@ -67,7 +67,7 @@ def test_the_report_lists_each_sentence_with_label_probability_critique_revision
     assert "- Result: 1 contradicted, 1 supported, 1 skipped · P(all supported) <1%" in md
     assert "## 1. Not a factual claim\n\n> Great question!" in md
     assert "## 2. Contradicted by your sources · P(supported) 13%\n\n> FAVA was trained on 350k instances." in md
-    assert "- Error type: wrong entity or number" in md
+    assert "- Error type: a wrong number or name" in md
     assert "- Suggested revision: FAVA was trained on 35k instances." in md
     assert "- Evidence, fava.pdf, p. 2 (refutes): “we generate 35k training instances”" in md
     assert "## 3. Supported by your sources · P(supported) >99%" in md

@@ -64,14 +64,6 @@ class FakeModel(Model):
             if isinstance(reply, Exception):
                 raise reply
             return cast(str, reply)  # complete() is enqueued strings
-        if "Critiques:" in messages[-1]["content"]:  # the whole-text revision: each conflict's value put right
-            text, critiques = cast(
-                "re.Match[str]",
-                re.search(r"Text:\n(.*?)\n\nCritiques:\n(.*?)\n\n", messages[-1]["content"], re.DOTALL),
-            ).groups()
-            for wrong, right in re.findall(r"The sentence says (.+?); .+? says (.+?)(?::|\.(?:\s|$))", critiques):
-                text = text.replace(wrong, right)
-            return text
         claim, sources = _claim_and_sources(messages)
         kind = _verdict(messages)
         if kind == "contradicted":

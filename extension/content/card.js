@@ -1,0 +1,103 @@
+// What the card of a marked sentence says: the verdict, the probability, the kind of error, the critique, the
+// evidence (deciding quotes first) and the suggested revision. Only the card's contents: content/ui.js shows and
+// places it.
+(function (root) {
+  "use strict";
+
+  const SC = root.SC || {};
+  const { el } = SC.dom || require("../lib/dom.js");
+  const L = SC.labels || require("../lib/labels.js");
+
+  /** The top row: label chip, probability, error type, and the ×; they wrap, the × stays on the first row. */
+  function head(doc, entry, onClose) {
+    const v = entry.verdict || {};
+    const row = el(doc, "div", "head");
+    const info = el(doc, "div", "head-info");
+    info.append(el(doc, "span", "chip " + entry.label, L.LABEL_TEXT[entry.label] || entry.label));
+    // The number only where it agrees with the label (supported at 50 % or more): a red mark found from a
+    // conflict, or another sensitivity's threshold, would otherwise read "Contradicted · 79 %".
+    if (typeof v.p_supported === "number" && (entry.label === "supported") === (v.p_supported >= 0.5)) {
+      info.append(el(doc, "span", "prob", "P(supported) " + Math.round(v.p_supported * 100) + "%"));
+    }
+    const type = L.errorTypeText(v.error_type);
+    if (type) {
+      const span = el(doc, "span", "etype", type);
+      span.title = L.errorTypeTitle(v.error_type);
+      info.append(span);
+    }
+    const close = el(doc, "button", "close", "×");
+    close.type = "button";
+    close.title = "Close";
+    close.addEventListener("click", onClose);
+    row.append(info, close);
+    return row;
+  }
+
+  function evidenceButton(doc, ev, onOpen) {
+    const b = el(doc, "button", "evidence");
+    b.type = "button";
+    b.title = "Open the PDF at this page";
+    b.append(el(doc, "span", "quote", "“" + (ev.quote || "") + "”"));
+    const bits = [ev.filename || ev.document_id, ev.page ? "p. " + ev.page : null, ev.stance && ev.stance !== "related" ? ev.stance : null];
+    b.append(el(doc, "span", "meta", bits.filter(Boolean).join(" · ")));
+    b.addEventListener("click", () => onOpen(ev));
+    return b;
+  }
+
+  /** Passages that back or refute the sentence first; merely related ones folded away. */
+  function evidence(doc, v, onOpen) {
+    const all = Array.isArray(v.evidence) ? v.evidence : [];
+    const strong = all.filter((ev) => ev.stance === "supports" || ev.stance === "refutes");
+    const related = all.filter((ev) => !strong.includes(ev));
+    const sec = el(doc, "div", "section");
+    sec.append(el(doc, "div", "section-title", strong.length ? "Evidence from your PDFs" : "Closest passages in your PDFs"));
+    if (!all.length) sec.append(el(doc, "div", "note", "No passage in your library is about this sentence."));
+    if (!strong.length) {
+      for (const ev of related.slice(0, 3)) sec.append(evidenceButton(doc, ev, onOpen));
+      return sec;
+    }
+    for (const ev of strong.slice(0, 5)) sec.append(evidenceButton(doc, ev, onOpen));
+    if (related.length) {
+      const more = el(doc, "details", "more");
+      more.append(el(doc, "summary", null, `${related.length} related passage${related.length > 1 ? "s" : ""}`));
+      for (const ev of related.slice(0, 5)) more.append(evidenceButton(doc, ev, onOpen));
+      sec.append(more);
+    }
+    return sec;
+  }
+
+  function revision(doc, text, copy) {
+    const sec = el(doc, "div", "section");
+    sec.append(el(doc, "div", "section-title", "Suggested revision"));
+    const box = el(doc, "div", "revised");
+    const button = el(doc, "button", "small", "Copy");
+    button.type = "button";
+    button.addEventListener("click", async () => {
+      button.textContent = (await copy(text)) ? "Copied" : "Copy failed";
+      setTimeout(() => { button.textContent = "Copy"; }, 1500);
+    });
+    box.append(el(doc, "span", "revised-text", text), button);
+    sec.append(box);
+    return sec;
+  }
+
+  /** Fill card with entry's verdict. h: {onClose(), onOpenEvidence(ev), copy(text) -> Promise<bool>}. */
+  function fill(card, entry, h) {
+    const doc = card.ownerDocument;
+    const v = entry.verdict || {};
+    card.replaceChildren(head(doc, entry, h.onClose));
+    card.dataset.label = entry.label;
+    if (v.critique) card.append(el(doc, "p", "critique", v.critique));
+    else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
+    // FacTool's citation check: a cited paper that is not in the library cannot back the sentence.
+    const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);
+    if (missing.length) card.append(el(doc, "p", "note cited", `Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`));
+    card.append(evidence(doc, v, h.onOpenEvidence));
+    if (v.revised && v.revised !== entry.text) card.append(revision(doc, v.revised, h.copy));
+  }
+
+  const api = { fill };
+  root.SC = root.SC || {};
+  root.SC.card = api;
+  if (typeof module === "object" && module.exports) module.exports = api;
+})(typeof globalThis !== "undefined" ? globalThis : this);

@@ -1,0 +1,50 @@
+// What the status toast says: a title, a body, a button, a list, and for an error its hint, the command to run
+// and a way to the side panel. Only the contents: content/ui.js shows it, hides it and updates its body.
+(function (root) {
+  "use strict";
+
+  const SC = root.SC || {};
+  const { el } = SC.dom || require("../lib/dom.js");
+
+  function button(doc, cls, label, onClick) {
+    const b = el(doc, "button", cls, label);
+    b.type = "button";
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function row(doc, ...children) {
+    const r = el(doc, "div", "cmd");
+    r.append(...children);
+    return r;
+  }
+
+  /**
+   * Fill box with toast t: {title, body, error (friendly), list, action: {label, onClick}, onClose}.
+   * h: {onClose(), onOpenPanel(), copy(text) -> Promise<bool>}.
+   */
+  function fill(box, t, h) {
+    const doc = box.ownerDocument;
+    const close = button(doc, "close", "×", () => { h.onClose(); if (t.onClose) t.onClose(); });
+    close.title = "Close";
+    box.replaceChildren(close, el(doc, "div", "title", t.error ? t.error.message : t.title));
+    if (t.body) box.append(el(doc, "div", "body", t.body));
+    if (t.action) box.append(row(doc, button(doc, "small action", t.action.label, () => t.action.onClick())));
+    if (t.error && t.error.hint) box.append(el(doc, "div", "note", t.error.hint));
+    if (t.error && t.error.command) {
+      const copy = button(doc, "small", "Copy", async () => { copy.textContent = (await h.copy(t.error.command)) ? "Copied" : "Copy"; });
+      box.append(row(doc, el(doc, "code", null, t.error.command), copy));
+    }
+    if (t.list && t.list.length) {
+      const ul = el(doc, "ul");
+      for (const item of t.list) ul.append(el(doc, "li", null, item));
+      box.append(ul);
+    }
+    if (t.error) box.append(row(doc, button(doc, "small", "Open the sourcecheck panel", () => h.onOpenPanel())));
+  }
+
+  const api = { fill };
+  root.SC = root.SC || {};
+  root.SC.toast = api;
+  if (typeof module === "object" && module.exports) module.exports = api;
+})(typeof globalThis !== "undefined" ? globalThis : this);
