@@ -62,6 +62,14 @@ def scores(y, p, threshold=0.5):
     }
 
 
+def best_threshold(y, x):
+    """The logit P(Yes) that separates a set's classes best (balanced accuracy): how far apart the sets' best
+    thresholds lie says how much one operating point must give up somewhere."""
+    cuts = np.unique(x)
+    ba = [((x[y == 1] >= c).mean() + (x[y == 0] < c).mean()) / 2 for c in cuts]
+    return float(cuts[int(np.argmax(ba))]), float(max(ba))
+
+
 def leave_one_set_out(data):
     """Each set scored under the fit on the other development sets; a held-out half under the fit on all."""
     dev = [n for n in data if not n.endswith(HELD_OUT)]
@@ -109,12 +117,17 @@ def main(argv=None):
     dev = [n for n in data if not n.endswith(HELD_OUT)]
     a, b = fit([data[n] for n in dev])
     print(f"fitted on {', '.join(dev)}: a {a:.4f}, b {b:.4f}")
-    print("| set | n | fit on | BA @0.5 | ECE | AUROC | true flagged | errors caught |\n| --- |" + " --- |" * 7)
+    print(
+        "| set | n | fit on | BA @0.5 | ECE | AUROC | true flagged | errors caught | best logit θ (BA there) |\n"
+        "| --- |" + " --- |" * 8
+    )
     for name, s in leave_one_set_out(data).items():
         fit_on = "the others" if name in dev else "all dev"
+        theta, best = best_threshold(*data[name])
         print(
             f"| {name} | {s['n']} | {fit_on} | {100 * s['balanced_accuracy']:.1f} | {100 * s['ece']:.1f} "
-            f"| {100 * s['auroc']:.1f} | {_pct(s['true_flagged'])} | {_pct(s['errors_caught'])} |"
+            f"| {100 * s['auroc']:.1f} | {_pct(s['true_flagged'])} | {_pct(s['errors_caught'])} "
+            f"| {theta:.2f} ({100 * best:.1f}) |"
         )
     levels = sensitivity(data, a, b)
     print("sensitivity:", levels)
