@@ -80,6 +80,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "its own passages, only the source sentences aligned with it, or each passage on its own (the best kept)",
     )
     p.add_argument(
+        "--reading",
+        choices=("numbers", "names", "off"),
+        default="numbers",
+        help="contradictions by reading (reading.py): swap numbers (default), numbers then names, or none",
+    )
+    p.add_argument(
         "--rescore",
         metavar="FINGERPRINT",
         help="score the verdicts cached under an earlier "
@@ -333,6 +339,7 @@ def evaluate(args: argparse.Namespace, settings: dict[str, Any]) -> None:
         decompose=args.decompose,
         rescore=args.rescore,
         prompt_evidence=args.prompt_evidence,
+        reading={"numbers": True, "names": "names", "off": False}[args.reading],
         fit=True,
     )
     print((Path(args.out) / "results.md").read_text(), end="")

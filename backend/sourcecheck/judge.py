@@ -113,7 +113,9 @@ class Judge:
         self.profile = getattr(model, "profile", "verify")
         if self.profile not in PROFILES:
             raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
-        self.reading = reading  # look for contradictions by swapping a flagged sentence's values (reading.py)
+        # look for contradictions by swapping a flagged sentence's numbers (True) or numbers and then names ("names")
+        # for its sources' (reading.py)
+        self.reading = reading
         self._lock = threading.Lock()  # request threads, and a check's own scoring threads, share the cache
         self._cache = OrderedDict()
 
@@ -219,6 +221,7 @@ class Judge:
             None if shown is None else tuple(e.passage for e in shown),
             threshold,
             each,
+            self.reading,
         )
         found = self._recall(key)
         if found is None:
@@ -227,7 +230,7 @@ class Judge:
                 p_raw, state = self.p_yes_each(text, evidence) if each else self.p_yes(text, evidence, shown)
                 return self.calibrate(p_raw, signal_features(text, evidence, p_raw), state)
 
-            found = find_by_reading(claim, evidence, p, verify, threshold) or (None, None)
+            found = find_by_reading(claim, evidence, p, verify, threshold, self.reading == "names") or (None, None)
             self._remember(key, found)
         return found[0]
 

@@ -28,9 +28,20 @@ ALIGNED = 3  # evidence items (most relevant first) whose quotes give the candid
 SHARED_CONTEXT = 2  # stems around two numbers that say they count the same thing, when no unit word does
 
 
+# Names a sentence can get wrong in a way a swap can test: code-like names with a digit ("HC0", "Llama2"), calls
+# ("lmrob()"), names with an inner capital ("monoMDS") and acronyms ("OLS", "MASS"). Each shape is swapped only for a
+# name of the same shape: a function for a function, an acronym for an acronym.
+NAME_SHAPES = {
+    "call": re.compile(r"(?<![\w.])[A-Za-z][\w.]*\(\)"),
+    "code": re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z][A-Za-z\d]*\d[A-Za-z\d]*\b"),
+    "inner capital": re.compile(r"\b[a-z]+[A-Z][A-Za-z]*\b"),
+    "acronym": re.compile(r"\b[A-Z]{2,}s?\b"),
+}
+
+
 @dataclass
 class Swap:
-    kind: str  # count | year | percent
+    kind: str  # count | year | percent | name
     claim_value: str
     source_value: str
     evidence: int  # index of the evidence item whose quote states source_value
@@ -38,11 +49,15 @@ class Swap:
     revised: str
 
 
-def swaps(claim, evidence):
+def swaps(claim, evidence, names=False):
     """Candidate swaps, most plausible first, at most MAX_SWAPS: each value of the claim that no evidence passage
-    states, paired with a value of the same kind that an aligned quote states and the claim does not."""
+    states, paired with a value of the same kind that an aligned quote states and the claim does not; with names,
+    then each name of the claim no passage states, paired with a name of the same shape an aligned quote states."""
     out, seen = [], set()
-    for s in _candidates(claim, evidence):  # lazily: a long claim with many values stops at MAX_SWAPS
+    found = _candidates(claim, evidence)
+    for s in (
+        found if not names else _then(found, _name_candidates(claim, evidence))
+    ):  # lazily: a long claim with many values stops at MAX_SWAPS
         if s.revised and s.revised not in seen:
             seen.add(s.revised)
             out.append(s)
@@ -70,6 +85,28 @@ def _candidates(claim, evidence):
                     yield _swap(c.kind, c.text, s.text, i, evidence[i].quote, claim)
 
 
+def _then(*generators):
+    for g in generators:
+        yield from g
+
+
+def _names(text):
+    return {(shape, m.group(0)) for shape, pattern in NAME_SHAPES.items() for m in pattern.finditer(text)}
+
+
+def _name_candidates(claim, evidence):
+    passages = " ".join(e.passage for e in evidence)
+    aligned = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]
+    claimed = _names(claim)
+    for shape, name in sorted(claimed):
+        if name in passages:
+            continue
+        for i in aligned:
+            for other_shape, other in sorted(_names(evidence[i].quote)):
+                if other_shape == shape and other != name and (shape, other) not in claimed:
+                    yield _swap("name", name, other, i, evidence[i].quote, claim)
+
+
 def _same_thing(a, b):
     """Whether two numbers count the same thing: the same unit word after them ("1,000 replications", "10,000
     replications"), or SHARED_CONTEXT stems around them in common. A source's number about something else, put in
@@ -84,10 +121,10 @@ def _swap(kind, claim_value, source_value, i, quote, claim):
     return Swap(kind, claim_value, source_value, i, quote, revised if n else None)
 
 
-def find_by_reading(claim, evidence, p_before, verify, threshold):
+def find_by_reading(claim, evidence, p_before, verify, threshold, names=False):
     """The first swap that the judge finds supported (verify(text) -> calibrated p) with p at least threshold and
     RISE above p_before: a Conflict whose revision is the swapped sentence, or None."""
-    for s in swaps(claim, evidence):
+    for s in swaps(claim, evidence, names):
         p = verify(s.revised)
         if p >= threshold and p - p_before >= RISE:
             kind = "number" if s.kind == "count" else s.kind

@@ -10,6 +10,7 @@ CONFLICT_TYPES = {
     "number": "entity",
     "year": "entity",
     "percent": "entity",
+    "name": "entity",
     "negation": "contradictory",
     "direction": "relation",
 }

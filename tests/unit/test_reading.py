@@ -28,6 +28,17 @@ def test_a_missing_number_is_paired_with_the_sources_number_of_its_kind_and_noth
     }
 
 
+def test_with_names_a_missing_name_is_then_paired_with_a_name_of_its_shape():
+    claim = "In 2019 the study ran 1,000 replications with the HC0 estimator, which did worse in small samples."
+    found = [(s.kind, s.claim_value, s.source_value) for s in swaps(claim, [SOURCE], names=True)]
+    assert found == [("count", "1,000", "10,000"), ("name", "HC0", "HC3")]  # numbers first
+    # a name the passages state is not swapped; a call only for a call, an acronym only for an acronym
+    source = ev("HC3 and vcovHC() in the GLM.")
+    found = {(s.claim_value, s.source_value) for s in swaps("HC3 and sandwich() ran in OLS.", [source], names=True)}
+    assert found == {("sandwich()", "vcovHC()"), ("OLS", "GLM")}
+    assert swaps("HC3 and sandwich() ran in OLS.", [source]) == []  # numbers only by default
+
+
 def test_values_the_evidence_states_and_numbers_of_other_things_are_not_swapped():
     assert swaps("The simulation used 10,000 replications with the HC3 estimator.", [SOURCE]) == []
     # the source's 10,000 counts replications, not authors: put in the sentence it would only share more words

@@ -48,7 +48,7 @@ CACHED_ERRORS = ("empty_text", "text_too_long", "empty_library", "prompt_too_lon
 # -- running the pipeline ------------------------------------------------------------------------
 
 
-def fingerprint(settings, options, model):
+def fingerprint(settings, options, model, reading=True):
     """What a raw score depends on: model, embedding, chunking, retrieval options, prompts and core code."""
     h = hashlib.sha256()
     model_id = {
@@ -67,6 +67,7 @@ def fingerprint(settings, options, model):
                 "embeddings": settings["EMBEDDINGS"],
                 "chunk_words": settings["CHUNK_WORDS"],
                 "options": asdict(options),
+                **({} if reading is True else {"reading": reading}),  # the default leaves older keys as they were
             },
             sort_keys=True,
         ).encode()
@@ -185,6 +186,7 @@ def evaluate(
     rescore=None,
     prompt_evidence="shared",
     fit=False,
+    reading=True,
 ):
     """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png
     (and calibration.fitted.json with fit).
@@ -209,13 +211,14 @@ def evaluate(
         head=load_head(),
         states=True,
         sensitivity=settings["SENSITIVITY"],
+        reading=reading,
     )
     threshold = judge.threshold  # what users get, unless the THRESHOLD setting says otherwise
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
     options = CheckOptions(
         top_k=settings["TOP_K"], decompose=decompose, critique=critique, prompt_evidence=prompt_evidence, internals=True
     )
-    key = rescore or fingerprint(settings, options, model)
+    key = rescore or fingerprint(settings, options, model, reading)
     report = {
         "fingerprint": key,
         "rescored": bool(rescore),
