@@ -1,9 +1,15 @@
-"""From retrieved chunks to evidence: rerank, drop overlaps, pick the verbatim quote, order for the prompt."""
+"""From retrieved chunks to evidence: rerank, drop overlaps, pick the verbatim quote, order for the prompt.
+
+Evidence lists are most relevant LAST (nearest the claim in the prompt). One module of over 300 lines: the rerank,
+the quote, the passage and the prompt's aligned sentences all read a chunk through the same split into sentences
+and labels (_split, cached) and the same rarity weights (_rarity); apart, they would share those private helpers.
+"""
 
 import math
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -74,7 +80,7 @@ class SentenceSimilarity:
         self.vectors = {}
 
     def __call__(self, claim, hits):
-        sentences = [s for hit in hits for s in _split(hit.text)[0]]
+        sentences = [s for hit in hits for s in _split(hit.text).sentences]
         new = [t for t in dict.fromkeys([claim] + sentences) if t not in self.vectors]
         if new:
             vectors = np.asarray(self.embed(new), dtype=np.float32)
@@ -110,8 +116,8 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
 def _rank(claim, hits, similarity):
     """(score, hit, its sentences, the (start, end) of its quote among them) for each hit."""
     claim_words, claim_numbers = _stems(claim), numbers(claim)
-    split, labels, _ = zip(*(_split(hit.text) for hit in hits)) if hits else ((), (), ())
-    found = [(_stems(s), numbers(s)) for sentences in split for s in sentences]
+    parts = [_split(hit.text) for hit in hits]
+    found = [(_stems(s), numbers(s)) for part in parts for s in part.sentences]
     weight = _rarity([words for words, _ in found], claim_words)
     top = max(weight.values(), default=1.0)
     total = sum(weight.values()) + top * len(claim_numbers) or 1.0
@@ -124,9 +130,10 @@ def _rank(claim, hits, similarity):
             return coverage(*found_at[s])
         return SENTENCE_EMBEDDING * similarity[s] + (1 - SENTENCE_EMBEDDING) * coverage(*found_at[s])
 
-    found_at = dict(zip((s for sentences in split for s in sentences), found))
+    found_at = dict(zip((s for part in parts for s in part.sentences), found))
     ranked = []
-    for hit, sentences, skip in zip(hits, split, labels):
+    for hit, part in zip(hits, parts):
+        sentences, skip = part.sentences, part.labels  # a label is the quote only when nothing else is there
         options = [i for i in range(len(sentences)) if i not in skip] or range(len(sentences))
         best = max(options, key=lambda i: match(sentences[i]))
         score = CHUNK_SIMILARITY * max(hit.similarity, 0.0) + (1 - CHUNK_SIMILARITY) * match(sentences[best])
@@ -145,10 +152,18 @@ def _rarity(seen, words):
     return {w: math.log(1 + (len(seen) + 1) / (1 + sum(w in s for s in seen))) for w in words}
 
 
+class Split(NamedTuple):
+    """A chunk split into sentences (_split)."""
+
+    sentences: tuple[str, ...]  # whitespace-normalised, covering the chunk's text without a gap
+    labels: frozenset[int]  # indices of the sentences that are labels (a title, an author line, a heading)
+    opens_line: frozenset[int]  # indices of the sentences that open a line of the chunk
+
+
 @lru_cache(maxsize=4096)  # a check splits each candidate chunk several times (shortlist, similarity, rank, passage)
 def _split(text):
     """A chunk's sentences (whitespace-normalised), the indices of those that are labels, and of those that open
-    a line of the chunk.
+    a line of the chunk: a Split.
 
     The sentences cover the chunk's text without a gap, so that neighbours joined are verbatim page text (a
     quote the viewer finds), list markers and all ("1. ", or the "A. " of an initial that opens an author line).
@@ -173,11 +188,12 @@ def _split(text):
     )
     found = split_sentences(text)
     if not found:
-        return (" ".join(text.split()),), frozenset(), frozenset()
+        return Split((" ".join(text.split()),), frozenset(), frozenset())
     starts = [0] + [s.end for s in found[:-1]]
     sentences = tuple(" ".join(text[a : s.end].split()) for a, s in zip(starts, found))
     labels = frozenset(s.index for s in found if any(a <= s.start and s.end == b for a, b in labelled))
-    return sentences, labels, frozenset(s.index for s, a in zip(found, starts) if "\n" in text[a : s.start])
+    opens_line = frozenset(s.index for s, a in zip(found, starts) if "\n" in text[a : s.start])
+    return Split(sentences, labels, opens_line)
 
 
 def _is_label(line):
@@ -227,7 +243,7 @@ def _evidence(hit, sentences, span, score, filenames):
                 lo, hi, grew = lo2, hi2, True
         if not grew:
             break
-    opens_line = _split(hit.text)[2]  # a title or a heading stays on a line of its own, for conflict.py's split
+    opens_line = _split(hit.text).opens_line  # a title or a heading stays on a line of its own (conflict.py's split)
     passage = "".join(("\n" if i in opens_line else " ") * (i > lo) + sentences[i] for i in range(lo, hi))
     passage = passage if len(passage.split()) <= PASSAGE_WORDS else quote  # one sentence longer than a passage
     return Evidence(
@@ -247,9 +263,9 @@ def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
     claim_words, claim_numbers = set(content_words(claim)), numbers(claim)
     candidates = []  # (item, position, sentence, words, numbers)
     for i, e in enumerate(evidence):
-        sentences, labels, _ = _split(e.passage)  # a title line is no source sentence
-        for j, s in enumerate(sentences):
-            if j not in labels:
+        split = _split(e.passage)  # a title line is no source sentence
+        for j, s in enumerate(split.sentences):
+            if j not in split.labels:
                 candidates.append((i, j, s, set(content_words(s)), numbers(s)))
     by_place = {c[:2]: c for c in candidates}
     weight = _rarity([c[3] for c in candidates], claim_words)

@@ -7,7 +7,9 @@ took 14 s to load into the in-memory index this replaced). The words are the one
 
 import sqlite3
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 from sourcecheck.text import content_words
 
@@ -35,15 +37,17 @@ class LexicalIndex:
     reconciles it with Chroma by document (counts()) when it opens. Not thread-safe: the library locks.
     """
 
-    def __init__(self, path=None):
+    def __init__(self, path: str | Path | None = None) -> None:
         self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False, isolation_level=None)
         self._db.executescript(SCHEMA)
-        self._counts = None  # counts(), kept until the next change (a GROUP BY over 100k chunks takes 20 ms)
+        self._counts: Counter[str] | None = (
+            None  # counts(), kept until the next change (a GROUP BY over 100k chunks takes 20 ms)
+        )
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._db.execute("SELECT count(*) FROM chunk").fetchone()[0]
 
-    def add(self, ids, texts, document_ids):
+    def add(self, ids: Sequence[str], texts: Sequence[str], document_ids: Sequence[str]) -> None:
         """Index chunks; a chunk id indexed before is replaced."""
         rows = [(cid, doc, " ".join(content_words(text))) for cid, text, doc in zip(ids, texts, document_ids)]
         self._counts = None
@@ -51,12 +55,12 @@ class LexicalIndex:
             db.executemany("DELETE FROM chunk WHERE chunk_id = ?", [(r[0],) for r in rows])
             db.executemany("INSERT INTO chunk(chunk_id, document_id, words) VALUES (?, ?, ?)", rows)
 
-    def remove_document(self, document_id):
+    def remove_document(self, document_id: str) -> None:
         self._counts = None
         with self._transaction() as db:
             db.execute("DELETE FROM chunk WHERE document_id = ?", (document_id,))
 
-    def counts(self):
+    def counts(self) -> Counter[str]:
         """{document id: chunks indexed}."""
         if self._counts is None:
             self._counts = Counter(
@@ -64,7 +68,7 @@ class LexicalIndex:
             )
         return Counter(self._counts)
 
-    def top(self, query, n, document_ids=None):
+    def top(self, query: str, n: int, document_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """[(chunk id, score)] of the n best chunks for the query, best first (only those of document_ids if
         given); a higher score is a better match."""
         words = sorted(set(content_words(query)))
@@ -85,11 +89,11 @@ class LexicalIndex:
         ).fetchall()
         return [(cid, -score) for cid, score in rows]  # FTS5's bm25() is negative: lower is better
 
-    def close(self):
+    def close(self) -> None:
         self._db.close()
 
     @contextmanager
-    def _transaction(self):
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
         """BEGIN … COMMIT, or ROLLBACK on an exception (sqlite3's own context manager opens no transaction in
         autocommit mode)."""
         self._db.execute("BEGIN IMMEDIATE")

@@ -147,8 +147,8 @@ def test_a_document_deleted_by_another_backend_mid_ingest_stays_deleted(chroma, 
     with pytest.raises(NotFound):
         alice.ingest(doc["id"])
     assert alice.list() == [] and bob.list() == []
-    assert alice._collection.get(where={"document_id": doc["id"]})["ids"] == []
-    assert alice._lexical.counts() == {}
+    assert alice.chunks.collection.get(where={"document_id": doc["id"]})["ids"] == []
+    assert alice.chunks.lexical.counts() == {}
 
 
 def test_an_ingest_cut_off_by_the_server_is_tried_again_when_it_is_back(chroma, tmp_path, fava_pdf, monkeypatch):

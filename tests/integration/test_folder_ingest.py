@@ -91,7 +91,7 @@ def test_an_interrupted_folder_ingest_resumes_where_it_stopped(index_dir, tmp_pa
 
     lib = Library(index_dir, HashEmbedding())
     chunks = {d["id"]: d["chunks"] for d in lib.list()}
-    assert lib.counts()["chunks"] == sum(chunks.values()) and lib._lexical.counts() == chunks
+    assert lib.counts()["chunks"] == sum(chunks.values()) and lib.chunks.lexical.counts() == chunks
     lib.close()
     result = json.loads(run(["check", "--json", "Paper 5, page 29 has finding5x29x3 about rivers."], env).stdout)
     assert result["verdicts"][0]["evidence"][0]["quote"].startswith("Paper 5, page 29")

@@ -59,24 +59,24 @@ def test_lexical_index_is_persisted_and_reconciled_with_chroma(tmp_path, fava_pd
     lib = Library(path, HashEmbedding())
     ids = [lib.ingest(lib.add_pdf(pdf.read_bytes(), pdf.name)[0]["id"])["id"] for pdf in (fava_pdf, bridge_pdf)]
     chunks = {i: lib.get(i)["chunks"] for i in ids}
-    assert lib._lexical.counts() == chunks
+    assert lib.chunks.lexical.counts() == chunks
     del lib
 
     reopened = Library(path, HashEmbedding())  # nothing read up front: the index is the file beside Chroma
-    assert reopened._lexical.counts() == chunks
+    assert reopened.chunks.lexical.counts() == chunks
     hit = reopened.search("35,074 training instances", k=1)[0]
     assert hit.lexical > 0 and "35,074" in hit.text and hit.page == 2
     # A crash between Chroma's write and the lexical one, and a document the records no longer have:
-    reopened._lexical.remove_document(ids[0])
-    reopened._lexical.add(["ghost:1:0"], ["35,074 ghost words"], ["d_ghost"])
+    reopened.chunks.lexical.remove_document(ids[0])
+    reopened.chunks.lexical.add(["ghost:1:0"], ["35,074 ghost words"], ["d_ghost"])
     del reopened
     repaired = Library(path, HashEmbedding())
-    assert repaired._lexical.counts() == chunks
+    assert repaired.chunks.lexical.counts() == chunks
     assert repaired.search("35,074 training instances", k=1)[0].document_id == ids[0]
 
     (path / "lexical.sqlite").unlink()  # a library made before the lexical index was a file: built once
     for extra in path.glob("lexical.sqlite-*"):
         extra.unlink()
     rebuilt = Library(path, HashEmbedding())
-    assert rebuilt._lexical.counts() == chunks
+    assert rebuilt.chunks.lexical.counts() == chunks
     assert "International Orange" in rebuilt.search("International Orange paint", k=1)[0].text

@@ -2,7 +2,7 @@
 
 Chroma's HNSW index only marks a deleted vector, and a vector added again takes a new slot: every delete + re-ingest
 kept the whole document's vectors (~2.2 KB a chunk: +14 MB a cycle for a 7,500-chunk PDF) for as long as the
-collection lived. The library now rebuilds its collection once enough chunks were deleted (library.COMPACT_MIN),
+collection lived. The library now rebuilds its collection once enough chunks were deleted (chunks.COMPACT_MIN),
 and has glibc give the memory a rebuild frees back (store._tune_malloc).
 
 Measured on 2 cores, 20 cycles of this test's ~1,500-chunk PDF, RSS growth from cycle 5 to 20: 42 MB before the

@@ -148,8 +148,8 @@ def test_a_title_or_author_line_is_never_the_quote_but_the_judge_still_reads_it(
 
 def test_labels_are_lines_that_are_whole_titles_author_lists_or_headings():
     def labels(text):
-        sentences, found, _ = _split(text)
-        return [sentences[i] for i in sorted(found)]
+        split = _split(text)
+        return [split.sentences[i] for i in sorted(split.labels)]
 
     assert labels(HEADER.text) == ["Stem reserve mobilization in wheat under drought and heat", "A. Gupta, K. Kaur"]
     assert labels("COVID-19 vaccine uptake among nurses\n2.1 Drought treatment\nPlants were watered.") == [

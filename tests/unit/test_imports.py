@@ -71,6 +71,19 @@ def test_llm_imports_only_errors_text_config_and_itself():
     assert bad == []
 
 
+def test_the_library_s_parts_do_not_import_the_library():
+    # library.py is the facade over records.py, chunks.py and search.py; they (and what they use) stay below it.
+    parts = ("records.py", "chunks.py", "search.py", "store.py", "lexical.py")
+    trees = modules()
+    bad = [
+        f"{rel}:{line} {name}"
+        for rel in parts
+        for name, line in imports(rel, trees[rel])
+        if within(name, "sourcecheck.library") or within(name, "sourcecheck.check")
+    ]
+    assert bad == []
+
+
 def test_the_runtime_does_not_import_the_evaluation_tools(tmp_path):
     # Only the CLI's `eval` command reaches the tools, by an import inside that command.
     bad = [

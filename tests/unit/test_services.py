@@ -15,7 +15,7 @@ def test_warm_up_loads_the_model_in_the_background(settings, fava_pdf):
     thread = svc.warm_up()
     thread.join(timeout=60)
     assert not thread.is_alive()
-    assert len(library._lexical) == doc["chunks"] > 0  # written while it was ingested: nothing to load
+    assert len(library.chunks.lexical) == doc["chunks"] > 0  # written while it was ingested: nothing to load
     assert svc._model is not None and svc._model.loaded()
 
 

@@ -120,7 +120,8 @@ def test_splitting_takes_time_in_proportion_to_the_text(name):
     allowed = BOUND * max(1.0, ends(text) / ends(plain()))
     assert took / plain_took < allowed, f"{took / plain_took:.1f}x the plain text's time (allowed {allowed:.1f}x)"
     took, quarter_took = best_of(split_sentences, text, CASES[name](N // 4), runs=5)
-    assert took / quarter_took < 8, f"{took / quarter_took:.1f}x the time of a quarter of the text"
+    # 4x the text: 4x the time when linear, 16x when quadratic; 11 leaves room for a loaded machine's noise
+    assert took / quarter_took < 11, f"{took / quarter_took:.1f}x the time of a quarter of the text"
 
 
 @pytest.mark.parametrize("name", CASES)

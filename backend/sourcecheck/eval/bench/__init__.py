@@ -1,0 +1,87 @@
+"""scripts/bench: issue 5's speed targets measured in one run on this machine; see docs/performance.md.
+
+One module per part (ingest, check, server, search; parallel is eval/parallel.py), data.py for the input,
+targets.py for the targets, host.py for the machine and its load, table.py for the table printed at the end.
+"""
+
+import argparse
+import json
+import os
+import time
+
+from sourcecheck.eval.bench.check import bench_check
+from sourcecheck.eval.bench.data import WORK, make_pdfs, now
+from sourcecheck.eval.bench.host import cpu_seconds, fmt, load_average, machine, others_cores, others_cores_between
+from sourcecheck.eval.bench.ingest import bench_ingest
+from sourcecheck.eval.bench.search import bench_search
+from sourcecheck.eval.bench.server import bench_server
+from sourcecheck.eval.bench.table import print_table
+from sourcecheck.eval.parallel import bench_parallel
+
+PARTS = ["ingest", "check", "server", "search", "parallel"]
+
+
+def section(name, r, wait_idle, fn, *args):
+    """Run one part; record how many cores other processes kept busy meanwhile (0 = a quiet machine)."""
+    deadline = now() + 40 * 60
+    while wait_idle and now() < deadline:
+        busy = others_cores()
+        if busy is None:
+            print("  cannot tell how busy the machine is (n/a): not waiting", flush=True)
+            break
+        if busy <= 0.25:
+            break
+        print(f"  waiting for a quiet machine: other processes use {busy:.1f} cores", flush=True)
+        time.sleep(20)
+    print(f"{name} ...", flush=True)
+    start, t = cpu_seconds(), now()
+    try:
+        return fn(*args)
+    except Exception as e:  # one part failing still leaves the others' rows
+        r.setdefault("errors", {})[name] = f"{type(e).__name__}: {e}"
+        print(f"  {name} failed: {e}", flush=True)
+    finally:
+        r.setdefault("others_cores", {})[name] = others_cores_between(start, cpu_seconds(), now() - t)
+        (WORK / "results.json").write_text(json.dumps(r, indent=1))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="*", choices=PARTS, default=PARTS)
+    parser.add_argument("--ablation", action="store_true", help="also check without the shared evidence block")
+    parser.add_argument(
+        "--wait-idle",
+        action="store_true",
+        help="before each part, wait (up to 40 min) until other processes use under 0.25 cores",
+    )
+    args = parser.parse_args(argv)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sourcecheck.embeddings import MiniLMEmbedding
+    from sourcecheck.library import Library
+
+    r = {"machine": machine(), "load_before": load_average()}
+    WORK.mkdir(parents=True, exist_ok=True)  # each part writes results.json there
+    started = now()
+    print(r["machine"], f"— load average {fmt(r['load_before'], '.2f')}", flush=True)
+    if set(args.only) - {"parallel"}:  # the parallel part needs neither the PDFs nor the embedding model
+        pdfs = make_pdfs()
+        emb = MiniLMEmbedding()
+        if "ingest" in args.only or not (WORK / "index" / "documents.json").exists():
+            lib = section("ingest", r, args.wait_idle, bench_ingest, pdfs, emb, r)
+        else:
+            lib = Library(WORK / "index", emb)
+    if "check" in args.only:
+        section("check", r, args.wait_idle, bench_check, lib, r, args.ablation)
+    if "server" in args.only:
+        section("server", r, args.wait_idle, bench_server, pdfs[17], r)
+    if "search" in args.only:
+        section("search", r, args.wait_idle, bench_search, emb, r)
+    if "parallel" in args.only:
+        section("parallel", r, args.wait_idle, bench_parallel, r)
+    r["load_after"], r["total_s"] = load_average(), now() - started
+    (WORK / "results.json").write_text(json.dumps(r, indent=1))
+    print(
+        f"\nload average {fmt(r['load_before'], '.2f')} before, {fmt(r['load_after'], '.2f')} after; "
+        f"{r['total_s']:.0f} s in all\n"
+    )
+    print_table(r)

@@ -1,0 +1,3 @@
+from sourcecheck.eval.bench import main
+
+main()

@@ -1,0 +1,106 @@
+"""scripts/bench --only check: the answer checked by our pipeline (cold, then warm: the verdict cache) and by a naive
+one (per sentence: its own search, a critique, then the verdict), on the real model."""
+
+from sourcecheck.config import load_settings
+from sourcecheck.eval.bench.data import ANSWER, TEXT, WORK, now
+from sourcecheck.eval.bench.host import cpu_seconds, others_cores_between
+
+
+def bench_check(lib, r, ablation=False):
+    from sourcecheck.calibration import load_head
+    from sourcecheck.check import CheckOptions, check_text
+    from sourcecheck.judge import Judge
+    from sourcecheck.llm import load_model
+
+    settings = load_settings({"INDEX_DIR": str(WORK / "index")})
+    lib.search("warm up")  # a running server has its embedding model and BM25 index loaded already
+    model = load_model(settings)
+    t = now()
+    model.prepare()
+    r["model"], r["model_load_s"] = model.name, now() - t
+    counts = count_tokens(model)
+
+    def judge():
+        return Judge(model, head=load_head(), sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
+
+    def run(name, pipeline, j):
+        # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
+        model.choose(j.messages("verify", sources="(none found)", claim="Warm-up."), ("Yes", "No"))
+        counts.update(prompt=0, written=0)
+        start, t0, first, verdicts, labels = cpu_seconds(), now(), None, None, {}
+        for index, label in pipeline(j):  # a sentence may come twice: scored, then with its critique
+            first = first or now() - t0
+            labels[index] = label
+            if verdicts is None and len(labels) == len(ANSWER):
+                verdicts = now() - t0
+        end, wall = cpu_seconds(), now() - t0
+        labels = [labels[i] for i in sorted(labels)]
+        r[name] = {
+            "first_s": first,
+            "verdicts_s": verdicts,
+            "all_s": wall,
+            "labels": labels,
+            **counts,
+            "others_cores": others_cores_between(start, end, wall),
+        }
+        print(
+            f"  {name}: first {first:.1f} s, all verdicts {verdicts:.1f} s, with critiques {wall:.1f} s, "
+            f"{counts}, {labels}",
+            flush=True,
+        )
+
+    def ours(options):
+        def pipeline(j):
+            for event in check_text(TEXT, lib, j, options=options):
+                if event["type"] == "verdict":
+                    yield event["index"], event["label"]
+
+        return pipeline
+
+    shared = judge()
+    run("ours", ours(CheckOptions(top_k=settings["TOP_K"])), shared)
+    run("warm", ours(CheckOptions(top_k=settings["TOP_K"])), shared)  # same judge: the verdict cache
+    if ablation:  # our pipeline without the shared evidence block
+        run("unshared", ours(CheckOptions(top_k=settings["TOP_K"], prompt_evidence="passages")), judge())
+    run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())
+
+
+def naive(lib, judge, k):
+    """Per sentence: its own search, its top-k full chunks, a critique, then the verdict (Factored Verification)."""
+    from sourcecheck.evidence import Evidence
+    from sourcecheck.judge import CONTRADICTING
+    from sourcecheck.text import split_sentences, strip_citations
+
+    names = {d["id"]: d["filename"] for d in lib.list()}
+    for s in split_sentences(TEXT):
+        if not s.checkable:
+            continue
+        claim = strip_citations(s.text)
+        evidence = [
+            Evidence(h.document_id, names[h.document_id], h.page, " ".join(h.text.split()), h.text, h.fused)
+            for h in reversed(lib.search(claim, k, None, 4 * k))
+        ]
+        found = judge.critique(claim, evidence)  # for every sentence, before the verdict
+        label = judge.verdict(claim, evidence, critique=False)["label"]  # P(Yes) and the judge's calibration
+        yield (
+            s.index,
+            label
+            if label == "supported"
+            else ("contradicted" if found["error_type"] in CONTRADICTING else "unsupported"),
+        )
+
+
+def count_tokens(model):
+    """Count the tokens llama.cpp evaluates: prompt tokens (read in batches) and written ones (one at a time)."""
+    counts = {"prompt": 0, "written": 0}
+    if not hasattr(model, "load"):  # not llama.cpp (SOURCECHECK_BACKEND=fake: a smoke test of this script)
+        return counts
+    llm = model.load()
+    evaluate = llm.eval
+
+    def counting(tokens):
+        counts["prompt" if len(tokens) > 1 else "written"] += len(tokens)
+        return evaluate(tokens)
+
+    llm.eval = counting
+    return counts

