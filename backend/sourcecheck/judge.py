@@ -47,8 +47,9 @@ _OBJECTS = re.compile(
 _OPINION = re.compile(
     r"\b(?:best|worst|elegant\w*|superior|inferior|excellent|outstanding|remarkabl\w*|impressive\w*|"
     r"powerful|clearly|obviously|undoubtedly|arguably|ideal|perfect\w*|beautiful\w*|brilliant\w*|"
-    r"state-of-the-art|gold standard|recommend\w*|by far|most (?:important|useful|elegant|popular|"
-    r"intuitive|reliable|robust|convenient|natural|flexible))\b",
+    r"state-of-the-art|gold standard|recommend\w*|by far|trustworthy|should (?:always|never)|than (?:any|all) other|"
+    r"most (?:important|useful|elegant|popular|intuitive|reliable|robust|convenient|natural|flexible|informative|"
+    r"effective|powerful|accurate|efficient|valuable))\b",
     re.IGNORECASE,
 )
 # p_supported below which a sentence is flagged, per sensitivity, where the head or calibration in use names
@@ -255,6 +256,8 @@ class Judge:
                 found["critique"] = NOT_FOUND
             if opinion(claim, evidence):
                 found["error_type"] = "subjective"
+            elif found["error_type"] == "subjective":  # the 1.5B judge calls most flagged sentences subjective
+                found["error_type"] = "invented"  # (docs/quality.md): without an opinion word, "not in your PDFs"
             found["critique"] = name_excerpts(found["critique"], shown if shown is not None else evidence)
         if found["revised"] and not self.revision_holds(claim, found["revised"], evidence, shown):
             found["revised"] = None

@@ -105,3 +105,20 @@ def test_a_critique_that_says_a_flagged_sentence_holds_or_puts_its_opinion_in_th
     judge = Judge(model, reading=False)
     card = judge.explain(claim, [SOURCE], judge.score(claim, [SOURCE]))
     assert card["critique"] == NOT_FOUND and card["error_type"] == "subjective"
+
+
+def test_subjective_needs_an_opinion_word_else_the_card_says_not_in_your_pdfs():
+    """The 1.5B judge types most flagged sentences "subjective"; only an evaluative word makes one an opinion."""
+    cards = {}
+    for claim in (
+        "The study also ran 500 bootstrap replications.",
+        "HC3 is the one estimator analysts should always use.",
+    ):
+        model = FakeModel()
+        model.enqueue(
+            {"Yes": 0.1, "No": 0.9},
+            "Critique: The excerpts do not mention this.\nError type: subjective\nRevised: none",
+        )
+        judge = Judge(model, reading=False)
+        cards[claim] = judge.explain(claim, [SOURCE], judge.score(claim, [SOURCE]))["error_type"]
+    assert list(cards.values()) == ["invented", "subjective"]
