@@ -34,6 +34,9 @@ _DEBRIS = re.compile(
     r"\b(?:italic|bold|caligraphic|blackboard|fraktur|typewriter|sans-serif)_\w\b|"
     r"(?:\s?\.){4,}"
 )
+# TeX's T1 font encoding puts its dashes at control codes: a font without a Unicode map yields "1991\x152001";
+# other control characters are nothing a reader sees
+_CONTROL = str.maketrans({"\x15": "–", "\x16": "—", **{chr(c): " " for c in range(32) if chr(c) not in "\n\x15\x16"}})
 OCR_DPI, OCR_LANGUAGE = 300, "eng"
 # Hidden text (a prompt injection or an SEO trick a reader never sees) is no evidence: text drawn invisible (render
 # mode 3) or all but transparent, white text on white paper, and text too small to read.
@@ -214,7 +217,7 @@ def _inked(pixmap: pymupdf.Pixmap, samples: bytes, rect: pymupdf.Rect) -> bool:
 
 def _clean(text: str) -> str:
     """A block's text without hyphenation across lines or mathematics debris (_DEBRIS); its lines kept."""
-    text = _DEBRIS.sub(" ", _HYPHEN.sub("", text.strip()))
+    text = _DEBRIS.sub(" ", _HYPHEN.sub("", text.strip().translate(_CONTROL)))
     return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
 
 

@@ -249,3 +249,5 @@ def test_mathematics_debris_is_left_out_of_the_text(tmp_path):
     parsed = parse_pdf(make_pdf(tmp_path / "math.pdf", [page]).read_bytes())
     assert parsed.pages[0].split("\n") == ["The edit distance is small.", "Introduction 3", "Results 7"]
     assert _clean("g1(X1i)\uf8ee h(Yi)\uf8f0 holds") == "g1(X1i) h(Yi) holds"
+    # a T1-encoded TeX font without a Unicode map: its dashes arrive as control codes
+    assert _clean("the years 1991\x152001 \x16 and\x07 more") == "the years 1991–2001 — and more"
