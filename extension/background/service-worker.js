@@ -9,11 +9,11 @@
 if (typeof importScripts === "function" && !(globalThis.SC && globalThis.SC.apiClient)) {
   importScripts(
     "../lib/browser.js", "../lib/messages.js", "../lib/ndjson.js", "../lib/errors.js",
-    "../lib/settings.js", "../lib/check-state.js", "../lib/api-client.js"
+    "../lib/settings.js", "../lib/check-state.js", "../lib/api-client.js", "../lib/page-marks.js"
   );
 }
 
-const { browser: B, messages: M, errors: E, settings: S, checkState: CS, apiClient: A } = globalThis.SC;
+const { browser: B, messages: M, errors: E, settings: S, checkState: CS, apiClient: A, pageMarks: PM } = globalThis.SC;
 const { MSG, PORT } = M;
 const ext = B.ext;
 const MENU_ID = "sourcecheck-check-selection";
@@ -142,13 +142,38 @@ function onCheckPort(port) {
   });
 }
 
+/** Which sentences of a check the page can no longer find (re-anchoring). A check of an earlier life of this worker
+ * (a reloaded page restoring its marks) is found in the kept last check. */
 async function marksStatus(msg, sender) {
   const state = lastStates.get(msg.checkId);
-  if (!state) return { ok: true };
-  const next = Object.assign({}, state, { missing: msg.missing || [] });
-  lastStates.set(msg.checkId, next);
-  await saveLastCheck(next, sender.tab);
+  if (state) {
+    const next = Object.assign({}, state, { missing: msg.missing || [] });
+    lastStates.set(msg.checkId, next);
+    await saveLastCheck(next, sender.tab);
+    return { ok: true };
+  }
+  const { lastCheck } = await B.sessionGet("lastCheck");
+  if (!lastCheck || lastCheck.checkId !== msg.checkId) return { ok: true };
+  const missing = new Set(msg.missing || []);
+  const sentences = lastCheck.sentences.map((s) => Object.assign({}, s, { missing: missing.has(s.key) }));
+  await B.sessionSet({ lastCheck: Object.assign({}, lastCheck, { sentences }) });
   return { ok: true };
+}
+
+let marksWrites = Promise.resolve(); // one write at a time: two tabs saving together must not drop a page
+
+/** Keep a page's marks (content/memory.js) under its own key; only the last PM.MAX_PAGES pages are kept. */
+function saveMarks(msg) {
+  const key = PM.keyFor(msg.url);
+  const record = msg.record || { entries: [], dismissed: [] };
+  const empty = !record.entries.length && !record.dismissed.length;
+  marksWrites = marksWrites.then(async () => {
+    const { marksIndex } = await B.get("marksIndex");
+    const { index, drop } = PM.bound(marksIndex, key, record.at || Date.now(), empty);
+    await B.set(Object.assign({ marksIndex: index }, empty ? {} : { [key]: record }));
+    if (drop.length) await B.ext.storage.local.remove(drop);
+  }).catch((err) => console.warn("sourcecheck: the page's marks were not kept:", err));
+  return marksWrites.then(() => ({ ok: true }));
 }
 
 /** Ask a tab to check its selection, injecting the content script if the tab predates us. */
@@ -168,8 +193,16 @@ async function scrollTo(msg) {
   const { lastCheck } = await B.sessionGet("lastCheck");
   const tabId = msg.tabId || (lastCheck && lastCheck.tabId);
   if (tabId === null || tabId === undefined) return { ok: false, error: { code: "request_failed", message: "No checked page." } };
-  await ext.tabs.update(tabId, { active: true });
-  return B.sendToTab(tabId, M.message(MSG.SCROLL_TO, { key: msg.key }));
+  try {
+    await ext.tabs.update(tabId, { active: true });
+  } catch (_) {
+    return { ok: false, error: { code: "not_found", message: "not on this page: the checked page is closed" } };
+  }
+  try {
+    return await B.sendToTab(tabId, M.message(MSG.SCROLL_TO, { key: msg.key }));
+  } catch (_) {  // a page without our content script (the tab went to a browser page)
+    return { ok: false, error: { code: "not_found", message: "not on this page: the tab shows another page now" } };
+  }
 }
 
 /** The tab showing the viewer now, if any: evidence opens there, not in one more tab per click. */
@@ -219,6 +252,7 @@ ext.runtime.onMessage.addListener(M.createRouter({
   [MSG.OPEN_SIDE_PANEL]: openSidePanel,
   [MSG.SCROLL_TO]: scrollTo,
   [MSG.MARKS_STATUS]: marksStatus,
+  [MSG.SAVE_MARKS]: saveMarks,
   [MSG.CHECK_TAB]: (msg) => checkTab(msg.tabId, msg.fallbackText),
 }, toFriendly));
 

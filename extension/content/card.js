@@ -66,22 +66,46 @@
     return sec;
   }
 
-  function revision(doc, text, copy) {
+  function button(doc, cls, label, title, onClick) {
+    const b = el(doc, "button", cls, label);
+    b.type = "button";
+    b.title = title;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  /** The revision, with Apply where the sentence's text can be edited in place, and Copy. */
+  function revision(doc, text, entry, h) {
     const sec = el(doc, "div", "section");
     sec.append(el(doc, "div", "section-title", "Suggested revision"));
     const box = el(doc, "div", "revised");
-    const button = el(doc, "button", "small", "Copy");
-    button.type = "button";
-    button.addEventListener("click", async () => {
-      button.textContent = (await copy(text)) ? "Copied" : "Copy failed";
-      setTimeout(() => { button.textContent = "Copy"; }, 1500);
+    const copy = button(doc, "small copy", "Copy", "Copy the revision (C)", async () => {
+      copy.textContent = (await h.copy(text)) ? "Copied" : "Copy failed";
+      setTimeout(() => { copy.textContent = "Copy"; }, 1500);
     });
-    box.append(el(doc, "span", "revised-text", text), button);
+    const buttons = el(doc, "span", "buttons");
+    if (h.canApply && h.canApply(entry)) {
+      buttons.append(button(doc, "small primary apply", "Apply", "Put the revision in place of the sentence (A)", () => h.onApply(entry)));
+    } else {
+      copy.classList.add("primary");
+    }
+    buttons.append(copy);
+    box.append(el(doc, "span", "revised-text", text), buttons);
     sec.append(box);
     return sec;
   }
 
-  /** Fill card with entry's verdict. h: {onClose(), onOpenEvidence(ev), copy(text) -> Promise<bool>}. */
+  /** "I know" and the keys: for a flagged sentence. */
+  function actions(doc, entry, h, revised) {
+    const row = el(doc, "div", "actions");
+    row.append(button(doc, "small dismiss", "I know", "Remove this mark; it stays removed on this page (D)", () => h.onDismiss(entry)));
+    const keys = ["J/K next, previous", revised ? (h.canApply && h.canApply(entry) ? "A apply" : "A copy") : null, "D I know", "Esc close"];
+    row.append(el(doc, "span", "keys", keys.filter(Boolean).join(" · ")));
+    return row;
+  }
+
+  /** Fill card with entry's verdict. h: {onClose(), onOpenEvidence(ev), copy(text) -> Promise<bool>, canApply(entry),
+   * onApply(entry), onDismiss(entry)}. */
   function fill(card, entry, h) {
     const doc = card.ownerDocument;
     const v = entry.verdict || {};
@@ -93,7 +117,9 @@
     const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);
     if (missing.length) card.append(el(doc, "p", "note cited", `Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`));
     card.append(evidence(doc, v, h.onOpenEvidence));
-    if (v.revised && v.revised !== entry.text) card.append(revision(doc, v.revised, h.copy));
+    const revised = v.revised && v.revised !== entry.text;
+    if (revised) card.append(revision(doc, v.revised, entry, h));
+    if (entry.label !== "supported" && h.onDismiss) card.append(actions(doc, entry, h, revised));
   }
 
   const api = { fill };

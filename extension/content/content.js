@@ -8,7 +8,7 @@
   if (root.__sourcecheckContent) return;
   root.__sourcecheckContent = true;
 
-  const { browser: B, messages: M, errors: E, settings: S, checkState: CS, anchoring: AN } = root.SC;
+  const { browser: B, messages: M, errors: E, settings: S, checkState: CS, anchoring: AN, edit: ED, pace: PACE, toast: TOAST } = root.SC;
   const { MSG, PORT } = M;
   const doc = root.document;
   // A claim has a few words: a double-clicked word or a short label gets no Check button.
@@ -39,16 +39,59 @@
     onCardEnter: () => { overCard = true; clearTimeout(leaveTimer); },
     onCardLeave: () => { overCard = false; scheduleHide(); },
     onCardChange: (entry) => marks.setActive(entry),
+    canApply: (entry) => !!ED.editableHost(entry.range),
+    onApply: (entry) => keys.apply(entry),
+    onDismiss: (entry) => keys.dismiss(entry),
   });
 
-  S.load(B.get).then((s) => marks.setShowSupported(s.showSupported)).catch(() => {});
+  const memory = new root.SC.PageMemory(marks, {
+    url: () => root.location.href,
+    get: (key) => B.get(key).then((r) => r && r[key]),
+    save: (url, record) => B.send(M.message(MSG.SAVE_MARKS, { url, record })).catch(() => {}),
+  });
+
+  const keys = new root.SC.Keys(doc, marks, ui, {
+    open: (entry, focus) => {
+      const r = entry.range.getBoundingClientRect();
+      if (r.top < 0 || r.bottom > root.innerHeight) marks.scrollTo(entry.key);
+      ui.showCard(entry, entry.range, true, focus);
+    },
+    apply: applyRevision,
+    copy: () => ui.press("copy"),
+    dismiss: (entry) => memory.dismiss(entry),
+  });
+
+  /** Put entry's revision in place of its sentence where the page's text is editable, else copy it; true when put. */
+  function applyRevision(entry) {
+    const v = entry.verdict || {};
+    if (!v.revised || v.revised === entry.text) return false;
+    if (!ED.editableHost(entry.range)) { ui.press("copy"); return false; }
+    if (AN.collapse(entry.range.toString()) !== AN.collapse(entry.selectors.quote.exact)) {
+      ui.showToast({ kind: "info", title: "The sentence changed since it was checked", body: "Nothing was replaced.", autoHideMs: 5000 });
+      return false;
+    }
+    const range = entry.range.cloneRange();
+    marks.remove(entry);  // first: its sentence goes on purpose, it is not "no longer on this page"
+    ED.replaceRange(doc, range, v.revised);
+    memory.save();
+    return true;
+  }
+
+  // The settings first (whether supported sentences are marked), then the marks this page had before a reload.
+  S.load(B.get).then((s) => marks.setShowSupported(s.showSupported)).catch(() => {})
+    .then(() => memory.restore()).catch((err) => console.warn("sourcecheck: the page's marks were not restored:", err));
+  let keptPace = null;  // this machine's time per verdict and per critique, from earlier checks (lib/pace.js)
+  B.get("pace").then((r) => { keptPace = (r && r.pace) || null; }).catch(() => {});
   B.onStorageChanged((changes, area) => {
     if (area === "local" && changes.showSupported) marks.setShowSupported(changes.showSupported.newValue);
+    if (area === "local" && changes.pace) keptPace = changes.pace.newValue || null;
   });
 
   // ---------------------------------------------------------------- selection and trigger
 
-  function selectionRange() {
+  /** The selection, if it may be checked. Text in an editor (contenteditable) only when asked explicitly (menu, shortcut):
+   * the ✓ Check button would pop up at every word selected while writing. Form fields never (nothing can be marked there). */
+  function selectionRange(allowEditable) {
     const sel = doc.getSelection();
     if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
     const range = sel.getRangeAt(0);
@@ -57,8 +100,7 @@
     if (chosen.length < MIN_SELECTION && spaced || spaced && chosen.split(/\s+/).length < MIN_WORDS) return null;
     const node = range.commonAncestorContainer;
     const el = node.nodeType === 1 ? node : node.parentElement;
-    // Text in form fields and editors is not text the page shows as an answer.
-    if (el && (el.closest("input, textarea, [contenteditable=''], [contenteditable='true']") || isOwnUi(el))) return null;
+    if (el && (el.closest("input, textarea") || isOwnUi(el) || (!allowEditable && el.isContentEditable))) return null;
     return range;
   }
 
@@ -86,7 +128,7 @@
 
   /** The range to check: the live selection, else the last one, else fallbackText found in the page. */
   function rangeToCheck(fallbackText) {
-    const live = selectionRange();
+    const live = selectionRange(true);
     if (live) return live.cloneRange();
     if (lastRange && !lastRange.collapsed && lastRange.startContainer.isConnected) return lastRange;
     if (fallbackText && fallbackText.trim()) {
@@ -112,7 +154,7 @@
     const checkId = Date.now().toString(36) + "-" + (++checkSeq);
     ui.hideButton();
     const port = B.connect(PORT.CHECK);
-    current = { checkId, port, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), firstVerdict: 0 };
+    current = { checkId, port, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), pace: PACE.start(keptPace) };
     const mine = current;
     showProgress(mine, true);
     clearInterval(tick);
@@ -127,28 +169,8 @@
     return { ok: true, started: true, checkId, text: begun.text };
   }
 
-  const clock = (ms) => { const s = Math.round(ms / 1000); return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`; };
-
-  /** Sentences done of total, time so far, and an estimate from this check's own speed (the model's, measured). */
-  function progressText(mine) {
-    const state = mine.state;
-    const c = CS.counts(state);
-    const checkable = state.sentences.filter((s) => s.checkable !== false).length;
-    const doneN = c.supported + c.contradicted + c.unsupported;
-    const writing = Object.values(state.verdicts).filter((v) => v.final === false).length;
-    const elapsed = Date.now() - mine.started;
-    let text = !state.sentences.length ? "finding the sentences and their passages…"
-      : doneN === checkable && writing ? `${doneN} of ${checkable} sentences checked; writing ${writing} critique${writing > 1 ? "s" : ""}…`
-        : `${doneN} of ${checkable} sentences checked`;
-    text += ` · ${clock(elapsed)}`;
-    // The first verdict also pays for loading the model, so the pace is taken from the verdicts after it.
-    const paced = doneN - 1;
-    if (doneN < checkable && paced > 0) {
-      const per = (Date.now() - mine.firstVerdict) / paced;
-      text += ` · about ${clock(per * (checkable - doneN))} left`;
-    }
-    return text;
-  }
+  /** The progress toast's text; the time left from this machine's measured pace (lib/pace.js), critiques included. */
+  const progressText = (mine) => TOAST.progressText(mine.state, Date.now() - mine.started, PACE.estimate(mine.pace, Date.now()));
 
   /** The progress toast: shown when the check starts, then only its text changes (a closed toast stays closed,
    * another notice is not covered, and Cancel stays the same button under the pointer). */
@@ -175,19 +197,10 @@
       autoHideMs: 5000 });
   }
 
-  function summaryText(state) {
-    const c = CS.counts(state);
-    const parts = [];
-    if (c.contradicted) parts.push(`${c.contradicted} contradicted`);
-    if (c.unsupported) parts.push(`${c.unsupported} not supported`);
-    parts.push(`${c.supported} supported`);
-    if (c.skipped) parts.push(`${c.skipped} skipped`);
-    return parts.join(", ");
-  }
-
   function onEvent(mine, event) {
     if (current !== mine) return;
     mine.state = CS.apply(mine.state, event);
+    mine.pace = PACE.observe(mine.pace, event, Date.now());
     switch (event.type) {
       case "sentences":
         // Only now does this check replace the marks it overlaps: one that fails before this keeps them.
@@ -200,22 +213,25 @@
         // A sentence that is not supported comes twice: scored first, then with its critique (final).
         const entry = marks.setVerdict(mine.checkId, event);
         if (entry && entry.range && ui.cardVisible() && ui.cardEntry === entry) ui.showCard(entry, entry.range, ui.pinned);
-        if (!mine.firstVerdict) mine.firstVerdict = Date.now();
         showProgress(mine);
+        memory.save();
         break;
       }
       case "summary": {
         mine.done = true;
         clearInterval(tick);
+        keptPace = PACE.remember(keptPace, mine.pace);
+        B.set({ pace: keptPace }).catch(() => {});
         const c = CS.counts(mine.state);
         const flagged = c.contradicted + c.unsupported;
         ui.showToast({
           kind: "done",
           title: flagged ? `${flagged} sentence${flagged > 1 ? "s" : ""} not backed by your PDFs` : "Every checked sentence is backed by your PDFs",
-          body: summaryText(mine.state) + (flagged ? ". Hover or click a mark for details." : "."),
+          body: TOAST.summaryText(mine.state) + (flagged ? ". Hover or click a mark for details." : "."),
           autoHideMs: 8000,
         });
         try { mine.port.disconnect(); } catch (_) { /* already closed */ }
+        memory.save();
         break;
       }
       case "error":
@@ -244,16 +260,23 @@
     missingTimer = setTimeout(() => reportMissing(keys, entries), MISSING_GRACE_MS);
   }
 
+  /** Tell the side panel which sentences are gone (per check: the page may hold marks of several, or restored ones),
+   * and name the gone marks in a notice; it goes when they come back. */
   function reportMissing(keys, entries) {
-    if (current) B.send(M.message(MSG.MARKS_STATUS, { checkId: current.checkId, missing: keys })).catch(() => {});
-    if (!entries.length) {
-      if (ui.toastKind() === "missing") ui.hideToast();  // they came back
+    const checks = new Set([...marks.entries.values()].map((e) => e.checkId));
+    for (const checkId of checks) {
+      const missing = keys.filter((k) => k.startsWith(checkId + ":"));
+      B.send(M.message(MSG.MARKS_STATUS, { checkId, missing })).catch(() => {});
+    }
+    const gone = entries.filter((e) => marks.isMarked(e));
+    if (!gone.length) {
+      if (ui.toastKind() === "missing") ui.hideToast();
       return;
     }
     ui.showToast({
       kind: "missing",
-      title: `${entries.length} checked sentence${entries.length > 1 ? "s" : ""} can no longer be found on the page`,
-      list: entries.map((e) => `${root.SC.labels.LABEL_TEXT[e.label] || e.label}: “${e.text.length > 90 ? e.text.slice(0, 88) + "…" : e.text}”`),
+      title: `${gone.length} marked sentence${gone.length > 1 ? "s are" : " is"} no longer on this page`,
+      list: gone.map((e) => `${root.SC.labels.LABEL_TEXT[e.label] || e.label}: “${e.text.length > 90 ? e.text.slice(0, 88) + "…" : e.text}”`),
     });
   }
 
@@ -304,10 +327,6 @@
     }
   }, { passive: true, capture: true });
 
-  doc.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && ui.cardVisible()) ui.hideCard(true);
-  }, { passive: true });
-
   // ---------------------------------------------------------------- messages from the service worker
 
   B.ext.runtime.onMessage.addListener(M.createRouter({
@@ -315,7 +334,7 @@
     [MSG.START_CHECK]: (msg) => startCheck(msg.fallbackText),
     [MSG.SCROLL_TO]: (msg) => {
       const entry = marks.scrollTo(msg.key);
-      if (!entry) return { ok: false, error: { code: "not_found", message: "That sentence can no longer be found on the page." } };
+      if (!entry) return { ok: false, error: { code: "not_found", message: "not on this page" } };
       if (entry.verdict) setTimeout(() => ui.showCard(entry, entry.range, true), 350);
       return { ok: true };
     },

@@ -37,6 +37,7 @@
       this.lastMissing = "";
       this.supported = !!(root.CSS && root.CSS.highlights && root.Highlight);
       this.active = null;
+      this.dismissed = new Set(); // sentence texts the person said "I know" to on this page: never marked here
     }
 
     textIndex() {
@@ -98,9 +99,40 @@
       this.render();
     }
 
+    /** Would this entry be drawn, were it found? */
+    isMarked(e) {
+      return CS.isMarked(e.label, this.showSupported) && !this.dismissed.has(e.text);
+    }
+
     /** Entries drawn in the page now. */
     marked() {
-      return [...this.entries.values()].filter((e) => e.found && e.range && CS.isMarked(e.label, this.showSupported));
+      return [...this.entries.values()].filter((e) => e.found && e.range && this.isMarked(e));
+    }
+
+    /** Entries kept for this page (lib/page-marks.js records), anchored again by their selectors; returns them. */
+    restore(records) {
+      const added = [];
+      for (const r of records) {
+        if (this.entries.has(r.key) || !r.selectors || !r.selectors.quote) continue;
+        const e = Object.assign({}, r, { selectors: { position: Object.assign({}, r.selectors.position), quote: r.selectors.quote }, range: null, found: false });
+        this.entries.set(e.key, e);
+        added.push(e);
+      }
+      this.observe();
+      this.reanchor();
+      return added;
+    }
+
+    /** Forget an entry: its mark goes (a dismissed sentence is also remembered, so it is not marked again here). */
+    remove(entry) {
+      this.entries.delete(entry.key);
+      if (this.active === entry) this.active = null;
+      this.render();
+    }
+
+    dismiss(entry) {
+      this.dismissed.add(entry.text);
+      this.remove(entry);
     }
 
     /**

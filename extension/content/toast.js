@@ -1,10 +1,12 @@
 // What the status toast says: a title, a body, a button, a list, and for an error its hint, the command to run
-// and a way to the side panel. Only the contents: content/ui.js shows it, hides it and updates its body.
+// and a way to the side panel; and the words of a check's progress and summary. Only the contents: content/ui.js
+// shows it, hides it and updates its body.
 (function (root) {
   "use strict";
 
   const SC = root.SC || {};
   const { el } = SC.dom || require("../lib/dom.js");
+  const CS = SC.checkState || require("../lib/check-state.js");
 
   function button(doc, cls, label, onClick) {
     const b = el(doc, "button", cls, label);
@@ -43,7 +45,34 @@
     if (t.error) box.append(row(doc, button(doc, "small", "Open the sourcecheck panel", () => h.onOpenPanel())));
   }
 
-  const api = { fill };
+  const clock = (ms) => { const s = Math.round(ms / 1000); return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`; };
+
+  /** A running check: sentences done of total, the time so far, and the time left when it is known (ms, or null). */
+  function progressText(state, elapsedMs, leftMs) {
+    const c = CS.counts(state);
+    const checkable = state.sentences.filter((s) => s.checkable !== false).length;
+    const doneN = c.supported + c.contradicted + c.unsupported;
+    const writing = Object.values(state.verdicts).filter((v) => v.final === false).length;
+    let text = !state.sentences.length ? "finding the sentences and their passages…"
+      : doneN === checkable && writing ? `${doneN} of ${checkable} sentences checked; writing ${writing} critique${writing > 1 ? "s" : ""}…`
+        : `${doneN} of ${checkable} sentences checked`;
+    text += ` · ${clock(elapsedMs)}`;
+    if (leftMs) text += ` · about ${clock(leftMs)} left`;
+    return text;
+  }
+
+  /** A finished check's counts in words. */
+  function summaryText(state) {
+    const c = CS.counts(state);
+    const parts = [];
+    if (c.contradicted) parts.push(`${c.contradicted} contradicted`);
+    if (c.unsupported) parts.push(`${c.unsupported} not supported`);
+    parts.push(`${c.supported} supported`);
+    if (c.skipped) parts.push(`${c.skipped} skipped`);
+    return parts.join(", ");
+  }
+
+  const api = { fill, progressText, summaryText };
   root.SC = root.SC || {};
   root.SC.toast = api;
   if (typeof module === "object" && module.exports) module.exports = api;

@@ -13,7 +13,8 @@
   const CARD_WIDTH = 380;
 
   class UI {
-    /** handlers: onCheck, onOpenEvidence(ev), onOpenPanel, onCardEnter, onCardLeave, onCardChange(entry|null); cssUrl */
+    /** handlers: onCheck, onOpenEvidence(ev), onOpenPanel, onCardEnter, onCardLeave, onCardChange(entry|null),
+     * canApply(entry), onApply(entry), onDismiss(entry); cssUrl */
     constructor(doc, handlers) {
       this.doc = doc;
       this.h = handlers;
@@ -49,6 +50,7 @@
       this.button.addEventListener("click", (e) => { e.preventDefault(); e.stopPropagation(); this.hideButton(); this.h.onCheck(); });
       this.card = el(doc, "div", "card");
       this.card.setAttribute("role", "dialog");
+      this.card.tabIndex = -1;  // the keyboard (content/keys.js) can put the focus in it
       this.card.addEventListener("mouseenter", () => this.h.onCardEnter && this.h.onCardEnter());
       this.card.addEventListener("mouseleave", () => this.h.onCardLeave && this.h.onCardLeave());
       this.card.addEventListener("mousedown", (e) => { if (e.target.closest && !e.target.closest("button")) return; e.preventDefault(); });
@@ -92,8 +94,9 @@
 
     // ---------------------------------------------------------------- the card
 
-    /** Show the card for a mark entry next to its range (or a rect); pinned cards stay until closed. */
-    showCard(entry, target, pinned) {
+    /** Show the card for a mark entry next to its range (or a rect); pinned cards stay until closed; with focus, the
+     * card takes the focus (its first action, else itself). */
+    showCard(entry, target, pinned, focus) {
       this.ensure();
       const opened = this.cardEntry !== entry || !this.cardVisible();
       this.cardEntry = entry;
@@ -101,12 +104,26 @@
       if (opened && this.h.onCardChange) this.h.onCardChange(entry);
       CARD.fill(this.card, entry, {
         onClose: () => this.hideCard(true), onOpenEvidence: (ev) => this.h.onOpenEvidence(ev), copy: (t) => this.copy(t),
+        canApply: this.h.canApply, onApply: this.h.onApply, onDismiss: this.h.onDismiss,
       });
       this.card.classList.add("show");
       this.cardTarget = target;
       this.card.querySelectorAll("details").forEach((d) => d.addEventListener("toggle", () => this.follow()));
       this.follow();
       if (opened) this.card.scrollTop = 0;
+      if (focus) (this.card.querySelector("button.primary") || this.card).focus({ preventScroll: true });
+    }
+
+    /** Is the focus in the card? */
+    cardHasFocus() {
+      return !!this.shadow && !!this.shadow.activeElement && this.card.contains(this.shadow.activeElement);
+    }
+
+    /** Click the card's button of this class (the keys do what the buttons do); false when there is none. */
+    press(cls) {
+      const b = this.cardVisible() && this.card.querySelector("button." + cls);
+      if (b) b.click();
+      return !!b;
     }
 
     /** Place the open card again, where its sentence is now (after a scroll, or when it grew). */

@@ -119,7 +119,7 @@
     async check(text, { onEvent, signal, documents, options } = {}) {
       const payload = { text };
       if (documents && documents.length) payload.documents = documents;
-      // Per-sentence revisions come with every critique; "revise" rewrites the whole text (slow), so it is off.
+      // Each critique brings its sentence's revision; "revise" also puts them all in the text (Revise all asks for it).
       payload.options = Object.assign({ revise: false, decompose: false }, options || {});
       const response = await this.request("/check", {
         method: "POST", raw: true, signal, body: JSON.stringify(payload),

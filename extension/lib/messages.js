@@ -12,6 +12,7 @@
     SCROLL_TO: "scroll-to",           // side panel -> SW {tabId, key}; SW -> content {key}
     MARKS_STATUS: "marks-status",     // content -> SW {checkId, missing: [key]} (re-anchoring)
     CHECK_TAB: "check-tab",           // {tabId} -> asks the tab's content script to check its selection
+    SAVE_MARKS: "save-marks",         // content -> SW {url, record} (lib/page-marks.js): the page's marks, kept
     // to the content script
     START_CHECK: "start-check",       // {fallbackText} -> {ok, started}
     PING: "ping",                     // {} -> {ok}

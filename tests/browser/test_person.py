@@ -83,7 +83,7 @@ def test_blanking_and_refilling_the_answer_reports_nothing_missing(ext, chat):
     }""")
     chat.wait_for_timeout(3500)  # past the grace period
     toast = ui.shown("toast")
-    assert not (toast and "no longer be found" in ShadowUI.text(toast))
+    assert not (toast and "no longer on this page" in ShadowUI.text(toast))
     assert not any(s["missing"] for s in ext.last_check()["sentences"])
     assert chat.evaluate(HIGHLIGHTS_JS).get("sourcecheck-contradicted") == [CONTRADICTED]
 

@@ -56,7 +56,7 @@ def test_marks_follow_a_rerender_and_missing_sentences_are_listed(ext, chat, art
     assert [s["text"] for s in lc["sentences"] if s["missing"]] == [UNSUPPORTED[0]]
     ui = ShadowUI(chat)
     toast = wait_until(
-        lambda: (t := ui.shown("toast")) and "can no longer be found" in ShadowUI.text(t) and t,
+        lambda: (t := ui.shown("toast")) and "1 marked sentence is no longer on this page" in ShadowUI.text(t) and t,
         what="the toast listing the missing sentence",
     )
     assert "birdwatchers" in ShadowUI.text(toast)

@@ -204,17 +204,3 @@ def test_finished_checks_are_kept_and_export_as_markdown(ext, chat):
     assert "Contradicted by your sources" in md and "fava.pdf, p. 2 (refutes)" in md
     # It outlives the browser session: kept in local storage, not session storage.
     assert ext.sw.evaluate("() => chrome.storage.local.get('history').then(r => r.history.length)") >= 1
-
-
-def test_revise_all_shows_the_rewritten_text_as_a_diff(ext, chat, artifacts):
-    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
-    ext.check_tab(chat)
-    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
-    panel = ext.open_panel()
-    panel.click("#revise-all")
-    panel.wait_for_selector("#revision:not([hidden])", timeout=30000)
-    assert panel.locator("#revision-diff del").all_inner_texts() == ["13B"]  # the contradicted value goes
-    assert panel.locator("#revision-diff ins").all_inner_texts() == ["7B"]  # the source's comes in
-    revised = panel.locator("#revision-diff").get_attribute("data-revised")
-    assert "Llama2-Chat 7B on the synthetic data" in revised and "13B" not in revised
-    panel.screenshot(path=str(artifacts / "panel-revision.png"), full_page=True)

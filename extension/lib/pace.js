@@ -1,0 +1,99 @@
+// The time a check has left, from the measured pace of this machine. A check scores every sentence first (a verdict
+// event each; a flagged one comes with "final": false), then writes a critique for each flagged sentence (the same
+// index again, "final": true). Each phase has its own time per sentence: this check's own, an exponential moving
+// average of the gaps between its events, or before it has any, the one kept from earlier checks (storage "pace",
+// itself an average over checks). Pure functions: start(kept) -> p, observe(p, event, now) -> p, estimate(p, now),
+// remember(kept, p) -> what to keep.
+(function (root) {
+  "use strict";
+
+  const ALPHA = 0.3;          // weight of a new gap in this check's pace
+  const ACROSS = 0.5;         // weight of a finished check's pace in the kept one
+  const CRITIQUE_RATIO = 2;   // a critique ≈ 2 verdicts when none was ever measured (docs/performance.md: 10 verdicts
+                              // 48.6 s, their 3 critiques 27 s more)
+  const SHARE = 0.3;          // share of sentences flagged, before any check has said
+  const PRIOR_WEIGHT = 4;     // the kept share counts as this many sentences against this check's own
+
+  const num = (x) => (typeof x === "number" && isFinite(x) && x >= 0 ? x : null);
+  const ema = (prev, x, a) => (prev === null ? x : prev + a * (x - prev));
+
+  /** A new check's pace; kept: {verdictMs, critiqueMs, flaggedShare} from earlier checks, or nothing. */
+  function start(kept) {
+    const k = kept || {};
+    return {
+      kept: { verdictMs: num(k.verdictMs), critiqueMs: num(k.critiqueMs), flaggedShare: num(k.flaggedShare) },
+      total: 0, verdicts: 0, flagged: 0, critiques: 0, verdictMs: null, critiqueMs: null,
+      lastVerdictAt: null, lastCritiqueAt: null, lastAt: null, seen: {}, done: false,
+    };
+  }
+
+  /** The pace after one check event at time now (ms). */
+  function observe(p, e, now) {
+    const q = Object.assign({}, p, { seen: Object.assign({}, p.seen) });
+    if (e.type === "sentences") {
+      q.total = e.sentences.filter((s) => s.checkable !== false).length;
+    } else if (e.type === "verdict" && !q.seen[e.index]) {
+      // A sentence scored. The first verdict also waited for the search and the model to load: not a pace.
+      if (q.verdicts > 0) q.verdictMs = ema(q.verdictMs, now - q.lastVerdictAt, ALPHA);
+      q.verdicts += 1;
+      q.lastVerdictAt = now;
+      const flagged = e.label !== "supported";
+      if (flagged) q.flagged += 1;
+      if (flagged && e.final !== false) q.critiques += 1;  // came with its critique: none to wait for
+      q.seen[e.index] = flagged && e.final === false ? "waiting" : "final";
+    } else if (e.type === "verdict" && q.seen[e.index] === "waiting" && e.final !== false) {
+      // A critique written: timed from the one before, the first from the last verdict (critiques start after it).
+      q.critiqueMs = ema(q.critiqueMs, now - (q.critiques ? q.lastCritiqueAt : q.lastVerdictAt), ALPHA);
+      q.critiques += 1;
+      q.lastCritiqueAt = now;
+      q.seen[e.index] = "final";
+    } else if (e.type === "summary" || e.type === "error") {
+      q.done = true;
+    }
+    q.lastAt = now;
+    return q;
+  }
+
+  /** Time per verdict and per critique now: this check's, else the kept ones (critiques scaled by how much faster or
+   * slower today's verdicts are than the kept ones), else a critique as CRITIQUE_RATIO verdicts. */
+  function paces(p) {
+    const k = p.kept;
+    const verdictMs = p.verdictMs !== null ? p.verdictMs : k.verdictMs;
+    let critiqueMs = p.critiqueMs;
+    if (critiqueMs === null && k.critiqueMs !== null) {
+      critiqueMs = k.critiqueMs * (p.verdictMs !== null && k.verdictMs ? p.verdictMs / k.verdictMs : 1);
+    }
+    if (critiqueMs === null && verdictMs !== null) critiqueMs = verdictMs * CRITIQUE_RATIO;
+    return { verdictMs, critiqueMs };
+  }
+
+  /** Milliseconds left (rounded), or null when nothing is known yet or the check is over. */
+  function estimate(p, now) {
+    if (p.done || !p.total) return null;
+    const { verdictMs, critiqueMs } = paces(p);
+    if (verdictMs === null) return null;
+    const left = Math.max(0, p.total - p.verdicts);
+    // Sentences still to score will be flagged as often as those scored, the kept share weighing in early on.
+    const prior = p.kept.flaggedShare !== null ? p.kept.flaggedShare : SHARE;
+    const share = (p.flagged + prior * PRIOR_WEIGHT) / (p.verdicts + PRIOR_WEIGHT);
+    const critiquesLeft = Math.max(0, p.flagged - p.critiques) + left * share;
+    // The sentence under way has been worked on since the last event.
+    const under = left > 0 ? verdictMs : critiqueMs;
+    const ms = left * verdictMs + critiquesLeft * critiqueMs - Math.min(now - p.lastAt, under);
+    return Math.max(0, Math.round(ms));
+  }
+
+  /** The pace to keep after a check: each measured value averaged into the kept one. */
+  function remember(kept, p) {
+    const k = Object.assign({}, kept || {});
+    if (p.verdictMs !== null) k.verdictMs = Math.round(ema(num(k.verdictMs), p.verdictMs, ACROSS));
+    if (p.critiqueMs !== null) k.critiqueMs = Math.round(ema(num(k.critiqueMs), p.critiqueMs, ACROSS));
+    if (p.verdicts >= 2) k.flaggedShare = Math.round(ema(num(k.flaggedShare), p.flagged / p.verdicts, ACROSS) * 1000) / 1000;
+    return k;
+  }
+
+  const api = { start, observe, estimate, remember, paces };
+  root.SC = root.SC || {};
+  root.SC.pace = api;
+  if (typeof module === "object" && module.exports) module.exports = api;
+})(typeof globalThis !== "undefined" ? globalThis : this);

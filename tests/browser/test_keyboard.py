@@ -1,0 +1,171 @@
+"""The marks with the keyboard alone, as a grammar checker's: Alt+Shift+N / Alt+Shift+P select the next / previous
+marked sentence, Enter opens its card with the focus in it, J / K move the card, A applies the revision in place
+where the text is editable (copies it elsewhere), D is "I know" (the mark goes and is remembered), Esc closes."""
+
+import re
+
+import pytest
+from browser_helpers import HIGHLIGHTS_JS, ShadowUI, wait_until
+
+pytestmark = pytest.mark.browser
+
+S = [
+    "The FAVA model was trained on 35,074 training instances.",
+    "The retrieval component uses Contriever to find relevant passages.",
+    "The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data.",
+    "The authors also released a mobile app for birdwatchers in Zürich.",
+    "Errors are grouped into six types, from entity errors to unverifiable statements.",
+    "We generated a total of 53,074 training instances for FAVA.",
+    "FAVA improves fine-grained detection over ChatGPT on the annotated benchmark.",
+    "Café owners liked it très much.",
+    "Errors are grouped into nine types, from entity errors to unverifiable statements.",
+    "The editor model was fine-tuned on the synthetic data.",
+]
+FIXED = {
+    2: "The editor model was fine-tuned from Llama2-Chat 7B on the synthetic data.",
+    5: "We generated a total of 35,074 training instances for FAVA.",
+    8: "Errors are grouped into six types, from entity errors to unverifiable statements.",
+}
+STATE_JS = """() => {
+    const editor = document.getElementById('editor');
+    const sel = getSelection();
+    let before = null;
+    if (sel.rangeCount && sel.isCollapsed && editor.contains(sel.anchorNode)) {
+        const r = document.createRange();
+        r.selectNodeContents(editor);
+        r.setEnd(sel.anchorNode, sel.anchorOffset);
+        before = r.toString().replace(/\\s+/g, ' ').trim();
+    }
+    const a = document.activeElement;
+    return {focus: a.id || a.tagName, caretAfter: before, text: editor.textContent.replace(/\\s+/g, ' ').trim()};
+}"""
+
+
+def marks(page):
+    m = page.evaluate(HIGHLIGHTS_JS)
+    return {k.removeprefix("sourcecheck-"): v for k, v in m.items() if k != "sourcecheck-focus"}
+
+
+def state(page):
+    return page.evaluate(STATE_JS)
+
+
+def open_page(ext, site, name):
+    page = ext.ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{site}/{name}")
+    ping = (
+        "(url) => chrome.tabs.query({}).then(ts => ts.find(t => t.url === url))"
+        ".then(t => t && chrome.tabs.sendMessage(t.id, {type: 'ping'})).then(r => !!(r && r.ok)).catch(() => false)"
+    )
+    wait_until(lambda: ext.sw.evaluate(ping, page.url), what="the content script")
+    return page, errors
+
+
+def card_text(ui):
+    card = ui.shown("card")
+    return ShadowUI.text(card) if card is not None else None
+
+
+def test_walk_a_ten_sentence_draft_with_the_keyboard_alone(ext, site, fava_doc, artifacts):
+    page, errors = open_page(ext, site, "editor.html")
+    ui = ShadowUI(page)
+    page.focus("#editor")
+    page.keyboard.press("Control+A")  # the draft, selected in its editor
+    ext.check_tab(page)  # the shortcut's and the menu's path (their keys cannot be pressed headless)
+    lc = wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done" and lc, what="the check")
+    assert [s["text"] for s in lc["sentences"]] == S
+    assert marks(page) == {"contradicted": [S[2], S[5], S[8]], "unsupported": [S[3], S[7]]}
+    assert state(page)["focus"] == "editor"
+
+    def select_next(expected):
+        page.keyboard.press("Alt+Shift+N")
+        wait_until(lambda: marks(page).get("active") == [expected], what=f"{expected!r} selected")
+        assert card_text(ui) is None and state(page)["focus"] == "editor"
+
+    def open_card(words):
+        before = state(page)["text"]
+        page.keyboard.press("Enter")
+        text = wait_until(lambda: card_text(ui), what="the card")
+        assert words in text
+        now = state(page)
+        assert now["focus"] == "SOURCECHECK-UI" and now["text"] == before, "Enter opened the card, typed nothing"
+
+    def apply(i):
+        page.keyboard.press("a")
+        wait_until(lambda: FIXED[i] in state(page)["text"], what=f"revision {i} in place")
+        now = state(page)
+        assert now["focus"] == "editor" and now["caretAfter"].endswith(FIXED[i]), now
+        assert card_text(ui) is None and S[i] not in now["text"]
+
+    # 1. The wrong figure: replaced exactly, in the editor, as if typed.
+    select_next(S[2])
+    open_card("Contradicted by your sources")
+    page.screenshot(path=str(artifacts / "keyboard-card.png"))
+    apply(2)
+    assert marks(page) == {"contradicted": [S[5], S[8]], "unsupported": [S[3], S[7]]}
+
+    # 2. An unsupported sentence the person knows about: "I know" removes the mark, for this page.
+    select_next(S[3])
+    open_card("Not supported by your sources")
+    assert "Apply" not in card_text(ui), "nothing to apply without a revision"
+    page.keyboard.press("d")
+    wait_until(lambda: card_text(ui) is None, what="the card to close")
+    assert marks(page) == {"contradicted": [S[5], S[8]], "unsupported": [S[7]]}
+    assert state(page)["focus"] == "editor" and S[3] in state(page)["text"], "the text stays; the focus comes back"
+    kept = wait_until(
+        lambda: (r := ext.stored().get("marks:" + site + "/editor.html")) and S[3] in r["dismissed"] and r,
+        what="the dismissal kept",
+    )
+    assert S[3] not in [e["text"] for e in kept["entries"]]
+
+    # 3. J and K move the open card; the focus stays in it.
+    select_next(S[5])
+    open_card("Contradicted by your sources")
+    page.keyboard.press("j")
+    wait_until(lambda: marks(page).get("active") == [S[7]], what="the card on the next mark")
+    assert "Not supported" in card_text(ui) and state(page)["focus"] == "SOURCECHECK-UI"
+    page.keyboard.press("k")
+    wait_until(lambda: marks(page).get("active") == [S[5]], what="the card back on the previous mark")
+    assert "Contradicted" in card_text(ui) and state(page)["focus"] == "SOURCECHECK-UI"
+    apply(5)
+
+    # 4. Esc closes a card and leaves its mark.
+    select_next(S[7])
+    open_card("Not supported by your sources")
+    page.keyboard.press("Escape")
+    wait_until(lambda: card_text(ui) is None, what="the card to close")
+    assert state(page)["focus"] == "editor" and marks(page)["unsupported"] == [S[7]]
+
+    # 5. The last wrong figure; then Alt+Shift+P goes back to the one mark left.
+    select_next(S[8])
+    open_card("Contradicted by your sources")
+    apply(8)
+    page.keyboard.press("Alt+Shift+P")
+    wait_until(lambda: marks(page).get("active") == [S[7]], what="the previous mark")
+    assert marks(page) == {"unsupported": [S[7]], "active": [S[7]]}
+    expected = " ".join(FIXED.get(i, s) for i, s in enumerate(S))
+    assert state(page)["text"] == expected
+    page.screenshot(path=str(artifacts / "keyboard-done.png"))
+    assert errors == []
+
+
+def test_where_the_text_cannot_be_edited_a_copies_the_revision(ext, chat, site):
+    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    ext.check_tab(chat)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    ui = ShadowUI(chat)
+    before = chat.evaluate("() => document.getElementById('answer').textContent")
+    chat.keyboard.press("Alt+Shift+N")  # the first mark in the page: the birdwatchers (unsupported)
+    chat.keyboard.press("Alt+Shift+N")
+    chat.keyboard.press("Alt+Shift+N")  # the contradicted sentence, third in the page
+    wait_until(lambda: "Llama2-Chat" in " ".join(marks(chat).get("active", [])), what="the contradicted mark")
+    chat.keyboard.press("Enter")
+    text = wait_until(lambda: card_text(ui), what="the card")
+    assert "Copy" in text and "Apply" not in text
+    chat.keyboard.press("a")
+    wait_until(lambda: re.search(r"Copied", card_text(ui) or ""), what="Copied")
+    ext.ctx.grant_permissions(["clipboard-read"], origin=site)
+    assert chat.evaluate("() => navigator.clipboard.readText()") == FIXED[2]
+    assert chat.evaluate("() => document.getElementById('answer').textContent") == before

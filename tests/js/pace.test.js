@@ -1,0 +1,114 @@
+// The time-left estimate (lib/pace.js) as a pure function: tables of check events at given times -> estimates.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { load } from "./helpers.js";
+
+const P = load("lib/pace.js");
+
+const sentences = (n) => ({ type: "sentences", sentences: Array.from({ length: n }, (_, index) => ({ index, checkable: true })) });
+const scored = (index, flagged) => ({ type: "verdict", index, label: flagged ? "contradicted" : "supported", final: !flagged });
+const critique = (index) => ({ type: "verdict", index, label: "contradicted", final: true });
+const TICK = { type: "tick" };  // no event: the toast's clock asks at this time
+
+/** Feed [time, event] rows; return the estimate after each. */
+function run(kept, rows) {
+  let p = P.start(kept);
+  return rows.map(([t, e]) => {
+    if (e !== TICK) p = P.observe(p, e, t);
+    return P.estimate(p, t);
+  });
+}
+
+test("a table of event timings gives these estimates (kept pace: 1 s a verdict, 2 s a critique, half flagged)", () => {
+  const kept = { verdictMs: 1000, critiqueMs: 2000, flaggedShare: 0.5 };
+  const rows = [
+    [0, sentences(4)],       // 4 verdicts of 1 s, 2 expected critiques of 2 s
+    [3000, scored(0, false)], // the first verdict (model load) is not a pace; share (0 + 2) / 5
+    [4200, scored(1, true)],  // 1.2 s a verdict now, so critiques 2.4 s; share (1 + 2) / 6
+    [4700, TICK],             // half a second into the next verdict
+    [5400, scored(2, false)], // 1.2 s again; share 3 / 7
+    [6900, scored(3, true)],  // 1.5 s: pace 1.2 + 0.3 × 0.3 = 1.29 s; critiques 2.58 s; 2 to write
+    [9400, critique(1)],      // this check's first critique: 2.5 s after the last verdict
+    [12000, critique(3)],     // every critique written
+    [12010, { type: "summary" }],
+  ];
+  assert.deepEqual(run(kept, rows), [
+    8000,                       // 4 × 1000 + 2 × 2000
+    5400,                       // 3 × 1000 + 3 × 0.4 × 2000
+    7200,                       // 2 × 1200 + (1 + 2 × 0.5) × 2400
+    6700,                       // 500 ms of it done
+    4629,                       // 1200 + (1 + 3/7) × 2400
+    5160,                       // 2 × 2580
+    2500,                       // 1 × 2500
+    0,
+    null,                       // over
+  ]);
+});
+
+test("with nothing kept there is no estimate until this check has a pace, then a critique counts 2 verdicts", () => {
+  const rows = [[0, sentences(3)], [4000, scored(0, false)], [5000, scored(1, false)]];
+  // share (0 + 0.3 × 4) / (2 + 4) = 0.2 of the last sentence: 1000 + 0.2 × 2000
+  assert.deepEqual(run(null, rows), [null, null, 1400]);
+});
+
+/** A check of n sentences at a steady pace: the events and the true time left at each. */
+function steady({ n, flagged, loadMs, verdictMs, critiqueMs, jitter = () => 0 }) {
+  const rows = [[0, sentences(n)]];
+  let t = loadMs;
+  for (let i = 0; i < n; i++) {
+    rows.push([t, scored(i, flagged.includes(i))]);
+    t += verdictMs + jitter(i);
+  }
+  t -= verdictMs + jitter(n - 1);
+  for (const i of flagged) {
+    t += critiqueMs + jitter(i);
+    rows.push([t, critique(i)]);
+  }
+  return { rows, end: t };
+}
+
+const SCENARIOS = [
+  { name: "kept pace right", kept: { verdictMs: 4800, critiqueMs: 9000, flaggedShare: 0.3 },
+    check: { n: 10, flagged: [1, 4, 8], loadMs: 6000, verdictMs: 4800, critiqueMs: 9000 } },
+  { name: "machine 1.5× slower than kept", kept: { verdictMs: 4800, critiqueMs: 9000, flaggedShare: 0.3 },
+    check: { n: 10, flagged: [1, 5, 8], loadMs: 9000, verdictMs: 7200, critiqueMs: 13500 } },
+  { name: "machine 2× faster, jittery", kept: { verdictMs: 4800, critiqueMs: 9000, flaggedShare: 0.3 },
+    check: { n: 12, flagged: [0, 5, 9, 10], loadMs: 3000, verdictMs: 2400, critiqueMs: 4500, jitter: (i) => (i % 2 ? 300 : -300) } },
+  { name: "nothing kept, first check on this machine", kept: null,
+    check: { n: 10, flagged: [2, 5, 8], loadMs: 8000, verdictMs: 5000, critiqueMs: 11000 } },
+];
+
+for (const s of SCENARIOS) {
+  test(`after the first two sentences the estimate is within ±25 % of the time left, critiques included: ${s.name}`, () => {
+    const { rows, end } = steady(s.check);
+    const estimates = run(s.kept, rows);
+    rows.forEach(([t, e], i) => {
+      const verdictsSoFar = rows.slice(0, i + 1).filter(([, x]) => x.type === "verdict" && x.final !== true || x.label === "supported").length;
+      if (verdictsSoFar < 2 || t >= end) return;
+      const truth = end - t;
+      const err = (estimates[i] - truth) / truth;
+      assert.ok(Math.abs(err) <= 0.25, `${s.name}: at ${t} ms (${e.type} ${e.index}) estimate ${estimates[i]}, truth ${truth}`);
+    });
+  });
+}
+
+test("the kept pace is an average over checks, and a check that measured nothing changes nothing", () => {
+  const kept = { verdictMs: 1000, critiqueMs: 2000, flaggedShare: 0.5 };
+  let p = P.start(kept);
+  for (const [t, e] of [[0, sentences(4)], [3000, scored(0, false)], [4200, scored(1, true)], [5400, scored(2, false)],
+    [6900, scored(3, true)], [9400, critique(1)], [12000, critique(3)]]) p = P.observe(p, e, t);
+  assert.deepEqual(P.remember(kept, p), { verdictMs: 1145, critiqueMs: 2265, flaggedShare: 0.5 });
+  const nothing = P.observe(P.start(kept), sentences(3), 0);
+  assert.deepEqual(P.remember(kept, nothing), kept);
+  assert.deepEqual(P.remember(undefined, p), { verdictMs: 1290, critiqueMs: 2530, flaggedShare: 0.5 });
+});
+
+test("the progress toast says the estimate, and nothing when there is none", () => {
+  const CS = load("lib/check-state.js");
+  const T = load("content/toast.js");
+  let s = CS.initial("c", "text");
+  s = CS.apply(s, sentences(3));
+  s = CS.apply(s, scored(0, true));
+  assert.equal(T.progressText(s, 3200, 65000), "1 of 3 sentences checked · 3 s · about 1 min 5 s left");
+  assert.equal(T.progressText(s, 3200, null), "1 of 3 sentences checked · 3 s");
+});
