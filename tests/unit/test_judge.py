@@ -1,6 +1,7 @@
 import pytest
+from sourcecheck.cards import parse_critique
 from sourcecheck.evidence import Evidence, format_sources, select_evidence
-from sourcecheck.judge import Judge, parse_critique
+from sourcecheck.judge import Judge
 from sourcecheck.library import Hit
 from sourcecheck.llm.fake import FakeModel
 
@@ -134,7 +135,7 @@ def test_a_revision_is_shown_only_when_it_changes_the_sentence_and_scores_suppor
     ],
 )
 def test_a_critique_that_puts_the_sentences_own_facts_in_the_sources_mouth_is_refused(critique, sound):
-    from sourcecheck.judge import NOT_FOUND, critique_is_sound
+    from sourcecheck.cards import NOT_FOUND, critique_is_sound
 
     claim = "Morrow painted the span in 1935."
     evidence = [ev("The main span is 1,280 meters long.")]
@@ -254,7 +255,7 @@ def test_text_from_pdfs_cannot_open_prompt_fields_or_chat_turns():
 
 
 def test_a_critique_names_the_excerpts_it_points_at_by_file_and_page():
-    from sourcecheck.judge import name_excerpts
+    from sourcecheck.cards import name_excerpts
 
     block = [ev("The main span is 1,280 meters long."), ev("The bridge opened in 1937.")]
     assert (

@@ -83,7 +83,7 @@ def test_without_reading_the_same_sentence_stays_amber():
 
 
 def test_a_critique_that_says_a_flagged_sentence_holds_or_puts_its_opinion_in_the_sources_mouth_is_replaced():
-    from sourcecheck.judge import NOT_FOUND, critique_is_sound
+    from sourcecheck.cards import NOT_FOUND, critique_is_sound
 
     claim = "The HC3 estimator is clearly the most elegant choice for every application."
     for critique in (

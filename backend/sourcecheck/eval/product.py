@@ -139,7 +139,7 @@ def cards(units):
     """What the cards of flagged sentences say (a run with critiques): the critique written from a found conflict,
     by the model, or the plain fallback when the model's misstated the sources; the revisions shown; and, for
     errors whose label gives both values, how many revisions carry the source's value and drop the sentence's."""
-    from sourcecheck.judge import NOT_FOUND
+    from sourcecheck.cards import NOT_FOUND
 
     flagged = [u for u in units if u.get("card") and u["card"]["label"] != "supported"]
     if not flagged:

@@ -28,6 +28,7 @@ from sourcecheck.judge import Judge
 FINGERPRINT_FILES = (
     "check.py",
     "judge.py",
+    "cards.py",
     "conflict.py",
     "quantities.py",
     "phrases.py",

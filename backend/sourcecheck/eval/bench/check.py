@@ -67,8 +67,8 @@ def bench_check(lib, r, ablation=False):
 
 def naive(lib, judge, k):
     """Per sentence: its own search, its top-k full chunks, a critique, then the verdict (Factored Verification)."""
+    from sourcecheck.cards import CONTRADICTING
     from sourcecheck.evidence import Evidence
-    from sourcecheck.judge import CONTRADICTING
     from sourcecheck.text import split_sentences, strip_citations
 
     names = {d["id"]: d["filename"] for d in lib.list()}
