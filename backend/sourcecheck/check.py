@@ -5,6 +5,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import EvidenceBlock, SentenceSimilarity, aligned, select_evidence, shortlist
@@ -61,6 +62,16 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
     return _events(text, sentences, library, judge, ready, options)
 
 
+class Job(NamedTuple):
+    """One sentence on its way through scoring and explaining."""
+
+    index: int
+    claim: str  # the sentence without its citation markers
+    evidence: list  # evidence.Evidence items, most relevant last (the prompt puts the best nearest the claim)
+    shown: list | None  # what the prompt shows instead of evidence (the shared block, aligned sentences), or None
+    candidates: list  # (document id, text) of every retrieved passage: where a value may be stated elsewhere
+
+
 def _events(text, sentences, library, judge, ready, options):
     started = time.monotonic()
     yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences]}
@@ -90,23 +101,23 @@ def _events(text, sentences, library, judge, ready, options):
                 if options.prompt_evidence == "aligned"
                 else None
             )
-            yield s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]]
+            yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 
     def score_one(job):  # a number another candidate passage states is not a conflict (conflict.find_conflicts)
-        _, claim, evidence, shown, candidates = job
         return job, judge.score(
-            claim,
-            evidence,
+            job.claim,
+            job.evidence,
             decompose=options.decompose,
-            shown=shown,
+            shown=job.shown,
             sensitivity=options.sensitivity,
-            also=candidates,
+            also=job.candidates,
             each=options.prompt_evidence == "each",
         )
 
     by_index, later = {}, []
     with closing(ordered(score_one, prepared(), workers)) as scores:
-        for (index, claim, evidence, shown, _), score in scores:
+        for job, score in scores:
+            index, claim, evidence = job.index, job.claim, job.evidence
             final = score.label == "supported" or not options.critique
             card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
             by_index[index] = {
@@ -127,19 +138,19 @@ def _events(text, sentences, library, judge, ready, options):
             if options.internals:
                 by_index[index]["internals"] = {"p_raw": score.p_raw, "signals": score.signals, "state": score.state}
             if not final:
-                later.append((index, claim, evidence, shown, score))
+                later.append((job, score))
             yield dict(by_index[index])
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
     # scoring passes, and each card fills in when its critique is written (the same index again, final).
 
-    def explain_one(job):  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
-        _, claim, evidence, shown, score = job
-        return judge.explain(claim, evidence, score, block.shown_for(evidence, shown))
+    def explain_one(item):  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
+        job, score = item
+        return judge.explain(job.claim, job.evidence, score, block.shown_for(job.evidence, job.shown))
 
     with closing(ordered(explain_one, later, workers)) as cards:
-        for (index, *_), card in zip(later, cards):
-            by_index[index] = {**by_index[index], **card, "final": True}
-            yield dict(by_index[index])
+        for (job, _), card in zip(later, cards):
+            by_index[job.index] = {**by_index[job.index], **card, "final": True}
+            yield dict(by_index[job.index])
     verdicts = list(by_index.values())
     counts = {"supported": 0, "contradicted": 0, "unsupported": 0, "skipped": len(sentences) - len(checkable)}
     for v in verdicts:
