@@ -5,11 +5,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import EvidenceBlock, SentenceSimilarity, aligned, select_evidence, shortlist
-from sourcecheck.text import find_citations, split_sentences, strip_citations
+from sourcecheck.text import find_citations, keep_citations, split_sentences, strip_citations
 
 PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
 
@@ -62,7 +61,8 @@ def check_text(text, library, judge, documents=None, options=None, max_chars=200
     return _events(text, sentences, library, judge, ready, options)
 
 
-class Job(NamedTuple):
+@dataclass(frozen=True)
+class Job:
     """One sentence on its way through scoring and explaining."""
 
     index: int
@@ -179,7 +179,7 @@ def revise(text, sentences, verdicts):
             unrevised.append(v["index"])
             continue
         s = sentences[v["index"]]
-        out += [text[at : s.start], v["revised"]]
+        out += [text[at : s.start], keep_citations(s.text, v["revised"])]
         at = s.end
     return "".join(out) + text[at:], unrevised
 

@@ -301,11 +301,18 @@ _THOUSANDS = re.compile(r"\b(thousand|million|billion)[\s,-]+(?:and[\s-]+)?$", r
 _SCALE_WORD = re.compile(r"[\s-]+(hundred|thousand|million|billion)\b", re.IGNORECASE)
 SCALE = {"k": 1e3, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9, "B": 1e9}
 # Digits that are a value: not part of a name ("COVID-19", "GPT-4", "x2"), a version or section path ("3.5.1"), a
-# power ("10^6") or a product ("3 × 4"). "35k" but not "300 K" (kelvin) or "K-12": a k is lower-case, right after
-# the digits, not before a hyphen; "13B" (a model size) is 13 billion, "13 b" is not.
+# power ("10^6") or a product ("3 × 4", "3x4"). "35k" and "35K" but not "300 K" (kelvin) or "K-12": a k right after
+# the digits, not before a hyphen; "13B" (a model size) is 13 billion, "13 b" is not; a unit or an ordinal stuck to
+# the digits ("5mg", "1990s", "2nd", "10x") leaves the number its value.
 _NUMBER = re.compile(
-    r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<!× )(?<!x )(\d+(?:,\d{3})*(?:\.\d+)?)(?!\.\d)"
-    r"(?:\s?(%|percent\b|(?i:hundred|thousand|million|billion|bn)\b)|(k)\b(?!-)|(B)\b)?(?![A-Za-z\d^])"
+    r"(?<![A-Za-z\d.,^?])(?<![A-Za-z]-)(?<![\d)] [x×] )(?<![\d)][×])(\d+(?:,\d{3})*(?:\.\d+)?)(?!\.\d)"
+    r"(?:\s?(%|percent\b|(?i:hundred|thousand|million|billion|bn)\b)|([kK])\b(?!-)|(B)\b|"
+    r"(?:s|st|nd|rd|th|x|mg|kg|ml|mm|cm|km|ms|GB|MB|TB)\b)?(?![A-Za-z\d^])"
+)
+# A figure, table or section number is a reference, not a value ("Figure 3B", "Table 2")
+_REFERENCE = re.compile(
+    r"\b(?:fig(?:ure)?s?\.?|tables?|sections?|sec\.|eqs?\.|equations?|appendix|chapters?|algorithms?)\s*$",
+    re.IGNORECASE,
 )
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 
@@ -329,7 +336,10 @@ class Number:
 def read_numbers(text: str) -> list[Number]:
     """Every number the text states, in digits or words, in the order: digits first, then words."""
     out = []
+    cited = [m.span() for m in _NUMBERED_CITATION.finditer(text)]  # "[3]": a citation, not a value
     for m in _NUMBER.finditer(text):
+        if any(a <= m.start() < b for a, b in cited) or _REFERENCE.search(text[max(0, m.start() - 16) : m.start()]):
+            continue
         raw, suffix = m.group(1), (m.group(2) or m.group(3) or m.group(4) or "")
         value = float(raw.replace(",", "")) * SCALE.get(suffix if suffix == "B" else suffix.lower(), 1.0)
         kind = (
@@ -370,20 +380,50 @@ STOPWORDS = set(
 )
 
 
-def strip_citations(sentence):
-    """The sentence without citation markers: the year in 'Benton (2010)', whole '(Benton, 2010)' groups.
+# "[3]", "[1, 4]", "[2–5]": numbered citation markers, no values to check
+_NUMBERED_CITATION = re.compile(r"\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]")
 
-    The citation itself is checked by matching the paper; left in, its year reads as a number to verify.
-    """
-    out, last = [], 0
+
+def citation_spans(sentence):
+    """The (start, end) of each citation marker strip_citations leaves out: whole '(Benton, 2010)' groups, the
+    year of a narrative 'Benton (2010)', numbered markers '[3]'."""
+    spans = []
     for m in _PAREN.finditer(sentence):
         narrative = re.fullmatch(r"\d{4}[a-z]?", m.group(1)) and _name_before(sentence, m.start())
         if next(_first_per_run(_PAREN_ITEM, _NAME_START, m.group(1)), None) or narrative:
-            out.append(sentence[last : m.start()].rstrip(" "))
-            last = m.end()
+            spans.append((m.start(), m.end()))
+    spans += [m.span() for m in _NUMBERED_CITATION.finditer(sentence)]
+    return sorted(spans)
+
+
+def strip_citations(sentence):
+    """The sentence without citation markers (citation_spans).
+
+    The citation itself is checked by matching the paper; left in, its year or number reads as a value to verify.
+    """
+    out, last = [], 0
+    for start, end in citation_spans(sentence):
+        out.append(sentence[last:start].rstrip(" "))
+        last = end
     out.append(sentence[last:])
     # (?<!\s): a space run is tried from its first space only (the rest end where it ends), not from each
     return re.sub(r"(?<!\s)\s+([.,;:])", r"\1", "".join(out)).strip()
+
+
+def keep_citations(sentence, revised):
+    """A revision of the stripped sentence with the sentence's citation markers put back: each after the word it
+    followed, where the revision still has that word, else before the revision's final stop."""
+    for start, end in reversed(citation_spans(sentence)):
+        marker, before = sentence[start:end], re.findall(r"[\w'’-]+", sentence[:start])
+        tail = sentence[end:].strip(" .!?;:,\"'”’)")
+        at = None
+        if before and tail:  # mid-sentence: after the same word in the revision
+            found = list(re.finditer(r"(?<![\w'’-])" + re.escape(before[-1]) + r"(?![\w'’-])", revised))
+            at = found[-1].end() if found else None
+        if at is None:  # at the end, or its word is gone: before the final stop
+            at = len(revised.rstrip().rstrip(".!?"))
+        revised = revised[:at] + " " + marker + revised[at:]
+    return revised
 
 
 def _name_before(sentence, at):

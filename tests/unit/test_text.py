@@ -1,5 +1,13 @@
 import pytest
-from sourcecheck.text import find_citations, is_claim, numbers, read_numbers, split_sentences
+from sourcecheck.text import (
+    find_citations,
+    is_claim,
+    keep_citations,
+    numbers,
+    read_numbers,
+    split_sentences,
+    strip_citations,
+)
 
 
 def texts(text):
@@ -117,6 +125,15 @@ NUMBER_CASES = [
     ("10^6 and 3 × 4", [("3", 3.0, "count")]),
     ("three epochs", [("three", 3.0, "count")]),
     ("one of the models", []),  # "one" is mostly not a count
+    ("max 10 tokens, approx 30% and index 4", [("10", 10.0, "count"), ("30%", 30.0, "percent"), ("4", 4.0, "count")]),
+    ("35K users", [("35K", 35e3, "count")]),
+    ("3x4 and 2 × 5", [("2", 2.0, "count")]),  # a product's factors are no values of their own
+    ("Figure 3B and Table 2 show 7 runs", [("7", 7.0, "count")]),  # references, not values
+    ("the span is long [1], the longest [2, 3]", []),  # numbered citations
+    (
+        "5mg in the 1990s, 2nd run, 10x faster",
+        [("5mg", 5.0, "count"), ("1990s", 1990.0, "year"), ("2nd", 2.0, "count"), ("10x", 10.0, "count")],
+    ),
 ]
 
 
@@ -133,3 +150,25 @@ def test_read_numbers_spans_point_at_the_text():
 def test_numbers_meet_written_in_digits_or_words():
     assert numbers("three epochs") == numbers("3 epochs") == {"3"}
     assert numbers("10.0 km") == numbers("10 km")
+
+
+@pytest.mark.parametrize(
+    "sentence, revised, expected",
+    [
+        (
+            "Its span is 2,000 m long (Strauss et al., 1937).",
+            "Its span is 1,280 m long.",
+            "Its span is 1,280 m long (Strauss et al., 1937).",
+        ),
+        ("Strauss (1937) gave 2,000 m.", "Strauss gave 1,280 m.", "Strauss (1937) gave 1,280 m."),
+        (
+            "It is 2,000 m [1], the longest [2, 3].",
+            "It is 1,280 m, the longest.",
+            "It is 1,280 m [1], the longest [2, 3].",
+        ),
+        ("Strauss (1937) gave 2,000 m.", "The span is 1,280 m.", "The span is 1,280 m (1937)."),  # its word is gone
+    ],
+)
+def test_a_revision_gets_the_sentences_citations_back(sentence, revised, expected):
+    assert strip_citations(sentence) != sentence
+    assert keep_citations(sentence, revised) == expected
