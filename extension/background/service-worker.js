@@ -26,6 +26,18 @@ async function client() {
 
 const toFriendly = A.toFriendly;
 
+/** A private (incognito) tab: nothing of it is written to local storage (the history, a page's marks). */
+const incognito = (tab) => !!(tab && tab.incognito);
+
+/** A message from a content script (a web page's tab), not from one of our own pages (the side panel, the viewer,
+ * the panel opened as a tab): it may act only on its own tab and its own page. */
+function fromPage(sender) {
+  return !!(sender && sender.tab) && !String(sender.url || "").startsWith(B.url(""));
+}
+
+/** A bad request from a page, as an answer. */
+const refused = (message) => ({ ok: false, error: { code: "request_failed", message } });
+
 // ------------------------------------------------------------------ checks
 
 let latestCheckId = null; // a replaced check's late events must not overwrite the newer one's results
@@ -113,7 +125,7 @@ function onCheckPort(port) {
       if (lastStates.has(msg.checkId)) lastStates.set(msg.checkId, state);
       try { port.postMessage(event); } catch (_) { /* the tab went away */ }
       saveLastCheck(state, tab);
-      if (event.type === "summary") saveHistory(state, tab);
+      if (event.type === "summary" && !incognito(tab)) saveHistory(state, tab);
     };
     checkStarted();
     try {
@@ -128,7 +140,7 @@ function onCheckPort(port) {
         if (state.status === "checking") {
           const cancelled = Object.assign({}, state, { status: "cancelled" });
           saveLastCheck(cancelled, tab);
-          if (state.sentences.length) saveHistory(cancelled, tab);
+          if (state.sentences.length && !incognito(tab)) saveHistory(cancelled, tab);
         }
         return;
       }
@@ -162,18 +174,45 @@ async function marksStatus(msg, sender) {
 
 let marksWrites = Promise.resolve(); // one write at a time: two tabs saving together must not drop a page
 
-/** Keep a page's marks (content/memory.js) under its own key; only the last PM.MAX_PAGES pages are kept. */
-function saveMarks(msg) {
-  const key = PM.keyFor(msg.url);
-  const record = msg.record || { entries: [], dismissed: [] };
+/** The page whose marks a content script saves: the URL its check started on (msg.url, content/memory.js; a chat app
+ * may have navigated in-page since), taken only when it has the origin of the page that sends it (sender.url, which
+ * the browser sets); else the sender's own URL. */
+function marksPage(msg, sender) {
+  const own = sender.url || sender.tab.url;
+  if (!own) return null;
+  if (typeof msg.url !== "string" || !msg.url) return own;
+  try {
+    const a = new URL(msg.url);
+    const b = new URL(own);
+    // An opaque origin (file:, data:) is no origin to compare: only the same document then.
+    if (a.origin === "null" || b.origin === "null") return PM.keyFor(a.href) === PM.keyFor(b.href) ? own : null;
+    return a.origin === b.origin ? a.href : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+/** Keep a page's marks (content/memory.js) under its own key; only the last PM.MAX_PAGES pages, PM.MAX_BYTES in all,
+ * are kept. From a content script only, for its own page, never for a private (incognito) tab; a record that is not
+ * of the expected shape is refused. */
+function saveMarks(msg, sender) {
+  if (!fromPage(sender)) return refused("the marks of a page are saved by the page");
+  if (incognito(sender.tab)) return { ok: true, kept: false };
+  const url = marksPage(msg, sender);
+  if (!url) return refused("the marks of another site");
+  const cleaned = PM.clean(msg.record);
+  if (cleaned.problem) return refused("the page's marks were not kept: " + cleaned.problem);
+  const key = PM.keyFor(url);
+  const record = cleaned.record;
   const empty = !record.entries.length && !record.dismissed.length;
+  const size = JSON.stringify(record).length;
   marksWrites = marksWrites.then(async () => {
     const { marksIndex } = await B.get("marksIndex");
-    const { index, drop } = PM.bound(marksIndex, key, record.at || Date.now(), empty);
+    const { index, drop } = PM.bound(marksIndex, key, Date.now(), empty, size);
     await B.set(Object.assign({ marksIndex: index }, empty ? {} : { [key]: record }));
     if (drop.length) await B.ext.storage.local.remove(drop);
   }).catch((err) => console.warn("sourcecheck: the page's marks were not kept:", err));
-  return marksWrites.then(() => ({ ok: true }));
+  return marksWrites.then(() => ({ ok: true, kept: !empty }));
 }
 
 /** Ask a tab to check its selection, injecting the content script if the tab predates us. */
@@ -189,9 +228,10 @@ async function checkTab(tabId, fallbackText) {
   }
 }
 
-async function scrollTo(msg) {
+/** Scroll a tab to a mark: the side panel's row names the tab (or the last check's); a page, only its own tab. */
+async function scrollTo(msg, sender) {
   const { lastCheck } = await B.sessionGet("lastCheck");
-  const tabId = msg.tabId || (lastCheck && lastCheck.tabId);
+  const tabId = fromPage(sender) ? sender.tab.id : msg.tabId || (lastCheck && lastCheck.tabId);
   if (tabId === null || tabId === undefined) return { ok: false, error: { code: "request_failed", message: "No checked page." } };
   try {
     await ext.tabs.update(tabId, { active: true });
@@ -205,33 +245,47 @@ async function scrollTo(msg) {
   }
 }
 
-/** The tab showing the viewer now, if any: evidence opens there, not in one more tab per click. */
-async function viewerTabId() {
+const VIEWER_WAIT_MS = 5000;  // how long an open waits for the viewer tab it created to show the viewer
+
+/** The tab showing the viewer now, if any: evidence opens there, not in one more tab per click. Only a tab whose
+ * document the browser lists as our viewer (runtime.getContexts: in Chromium since 116, in Firefox before 142, the
+ * manifest's minimum versions), never a tab whose URL cannot be read. */
+async function viewerTabId(tabId) {
   const page = B.url("viewer/index.html");
-  if (ext.runtime.getContexts) {
-    const tabs = await ext.runtime.getContexts({ contextTypes: ["TAB"] });
-    const found = tabs.find((c) => (c.documentUrl || "").startsWith(page) && c.tabId >= 0);
-    return found ? found.tabId : null;
-  }
-  // No getContexts (older Firefox): the tab it opened last, if it still shows the viewer.
-  const { viewerTab } = await B.sessionGet("viewerTab");
-  if (typeof viewerTab !== "number") return null;
-  try {
-    const tab = await ext.tabs.get(viewerTab);
-    return !tab.url || tab.url.startsWith(page) ? tab.id : null;
-  } catch (_) {
-    return null;  // closed
-  }
+  const tabs = await ext.runtime.getContexts({ contextTypes: ["TAB"] });
+  const found = tabs.find((c) => (c.documentUrl || "").startsWith(page) && c.tabId >= 0 && (tabId === undefined || c.tabId === tabId));
+  return found ? found.tabId : null;
 }
 
-async function openViewer(msg) {
+/** Until the tab just created shows the viewer (getContexts lists it only once its page has loaded), or a while. */
+async function viewerShown(tabId) {
+  const until = Date.now() + VIEWER_WAIT_MS;
+  while (Date.now() < until) {
+    if (await viewerTabId(tabId) !== null) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+let viewerOpening = Promise.resolve(); // one open at a time: two quick clicks open one viewer tab, not two
+
+function openViewer(msg) {
   const q = new URLSearchParams({ doc: msg.documentId, page: String(msg.page || 1), q: msg.quote || "", name: msg.filename || "" });
   const url = B.url("viewer/index.html?" + q.toString());
-  const id = await viewerTabId();
-  const tab = id === null ? await ext.tabs.create({ url }) : await ext.tabs.update(id, { url, active: true });
-  if (id !== null && ext.windows && tab.windowId !== undefined) ext.windows.update(tab.windowId, { focused: true }).catch(() => {});
-  await B.sessionSet({ viewerTab: tab.id });
-  return { ok: true, tabId: tab.id };
+  const opened = viewerOpening.catch(() => {}).then(async () => {
+    const id = await viewerTabId();
+    if (id === null) {
+      const tab = await ext.tabs.create({ url });
+      await viewerShown(tab.id);  // the next click finds it
+      return { ok: true, tabId: tab.id };
+    }
+    const tab = await ext.tabs.update(id, { url, active: true });
+    if (ext.windows && tab.windowId !== undefined) ext.windows.update(tab.windowId, { focused: true }).catch(() => {});
+    await viewerShown(tab.id);
+    return { ok: true, tabId: tab.id };
+  });
+  viewerOpening = opened;
+  return opened;
 }
 
 async function openSidePanel(msg, sender) {
@@ -253,7 +307,8 @@ ext.runtime.onMessage.addListener(M.createRouter({
   [MSG.SCROLL_TO]: scrollTo,
   [MSG.MARKS_STATUS]: marksStatus,
   [MSG.SAVE_MARKS]: saveMarks,
-  [MSG.CHECK_TAB]: (msg) => checkTab(msg.tabId, msg.fallbackText),
+  // A page checks only its own tab; the side panel names one.
+  [MSG.CHECK_TAB]: (msg, sender) => checkTab(fromPage(sender) ? sender.tab.id : msg.tabId, msg.fallbackText),
 }, toFriendly));
 
 ext.runtime.onConnect.addListener((port) => {

@@ -48,6 +48,8 @@
     url: () => root.location.href,
     get: (key) => B.get(key).then((r) => r && r[key]),
     save: (url, record) => B.send(M.message(MSG.SAVE_MARKS, { url, record })).catch(() => {}),
+    // A private window keeps nothing (the service worker refuses too: sender.tab.incognito).
+    incognito: !!(B.ext.extension && B.ext.extension.inIncognitoContext),
   });
 
   const keys = new root.SC.Keys(doc, marks, ui, {
@@ -71,15 +73,25 @@
       return false;
     }
     const range = entry.range.cloneRange();
+    const page = memory.pageOf(entry);
     marks.remove(entry);  // first: its sentence goes on purpose, it is not "no longer on this page"
     ED.replaceRange(doc, range, v.revised);
-    memory.save();
+    memory.save(page);
     return true;
   }
 
   // The settings first (whether supported sentences are marked), then the marks this page had before a reload.
   S.load(B.get).then((s) => marks.setShowSupported(s.showSupported)).catch(() => {})
     .then(() => memory.restore()).catch((err) => console.warn("sourcecheck: the page's marks were not restored:", err));
+  // A chat app moves to another conversation in-page (pushState, back/forward): draw the marks kept for the new URL.
+  // The Navigation API sees the page's pushState from here (a content script cannot wrap the page's history.pushState);
+  // without it (older Firefox), the URL is looked at every second.
+  const onNavigated = () => {
+    memory.navigated().catch((err) => console.warn("sourcecheck: the page's marks were not restored:", err));
+  };
+  root.addEventListener("popstate", onNavigated);
+  if (root.navigation && root.navigation.addEventListener) root.navigation.addEventListener("currententrychange", onNavigated);
+  else setInterval(onNavigated, 1000);
   let keptPace = null;  // this machine's time per verdict and per critique, from earlier checks (lib/pace.js)
   B.get("pace").then((r) => { keptPace = (r && r.pace) || null; }).catch(() => {});
   B.onStorageChanged((changes, area) => {
@@ -154,7 +166,10 @@
     const checkId = Date.now().toString(36) + "-" + (++checkSeq);
     ui.hideButton();
     const port = B.connect(PORT.CHECK);
-    current = { checkId, port, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), pace: PACE.start(keptPace) };
+    // The marks are kept under the page's URL now: an app that navigates in-page meanwhile does not move them.
+    const url = root.location.href;
+    memory.began(checkId, url);
+    current = { checkId, port, url, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), pace: PACE.start(keptPace) };
     const mine = current;
     showProgress(mine, true);
     clearInterval(tick);
@@ -214,7 +229,7 @@
         const entry = marks.setVerdict(mine.checkId, event);
         if (entry && entry.range && ui.cardVisible() && ui.cardEntry === entry) ui.showCard(entry, entry.range, ui.pinned);
         showProgress(mine);
-        memory.save();
+        memory.save(mine.url);
         break;
       }
       case "summary": {
@@ -231,7 +246,7 @@
           autoHideMs: 8000,
         });
         try { mine.port.disconnect(); } catch (_) { /* already closed */ }
-        memory.save();
+        memory.save(mine.url);
         break;
       }
       case "error":
@@ -268,7 +283,8 @@
       const missing = keys.filter((k) => k.startsWith(checkId + ":"));
       B.send(M.message(MSG.MARKS_STATUS, { checkId, missing })).catch(() => {});
     }
-    const gone = entries.filter((e) => marks.isMarked(e));
+    // Not the marks of a page the app navigated away from in-page: they are kept under their own URL.
+    const gone = entries.filter((e) => marks.isMarked(e) && memory.onThisPage(e));
     if (!gone.length) {
       if (ui.toastKind() === "missing") ui.hideToast();
       return;

@@ -6,7 +6,20 @@
 (function (root) {
   "use strict";
 
-  const TYPING = "input, textarea, select, [contenteditable]:not([contenteditable='false'])";
+  const FIELDS = "input, textarea, select";
+
+  /** Is el (an element, or a text node's parent) where typed letters go: a form field or editable text? */
+  function typingIn(el) {
+    if (el && el.nodeType !== 1) el = el.parentElement;
+    return !!(el && (el.isContentEditable || (el.closest && el.closest(FIELDS))));
+  }
+
+  /** The focused element, followed into open shadow roots (document.activeElement stops at their host). */
+  function deepActive(doc) {
+    let a = doc.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
 
   class Keys {
     /** act: {open(entry, focus), apply(entry) -> bool (applied in place), copy(entry), dismiss(entry)} */
@@ -105,8 +118,11 @@
       const entry = ui.cardVisible() && ui.cardEntry;
       if (!entry || !plain) return;
       const inCard = ui.cardHasFocus();
-      const active = this.doc.activeElement;
-      if (!inCard && (!ui.pinned || (active && active.closest && active.closest(TYPING)))) {
+      // The key's own target (inside an open shadow root too: composedPath()[0], not the retargeted e.target), or the
+      // focused element, followed into open shadow roots: letters typed there are the person's text, not ours.
+      const origin = e.composedPath ? e.composedPath()[0] : e.target;
+      const typing = typingIn(origin) || typingIn(deepActive(this.doc));
+      if (!inCard && (!ui.pinned || typing)) {
         if (e.key === "Escape") ui.hideCard(true);
         return;
       }

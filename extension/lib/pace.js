@@ -13,15 +13,23 @@
                               // 48.6 s, their 3 critiques 27 s more)
   const SHARE = 0.3;          // share of sentences flagged, before any check has said
   const PRIOR_WEIGHT = 4;     // the kept share counts as this many sentences against this check's own
+  const MAX_MS = 10 * 60 * 1000;  // a gap longer than this is not a pace (a sleeping laptop, a lost clock): ignored
 
   const num = (x) => (typeof x === "number" && isFinite(x) && x >= 0 ? x : null);
+  const ms = (x) => (num(x) !== null && x <= MAX_MS ? x : null);  // a time per sentence, or null when not a sane one
   const ema = (prev, x, a) => (prev === null ? x : prev + a * (x - prev));
+  /** prev with the gap now - since averaged in; unchanged when there is nothing to time from or the gap is not sane. */
+  const gap = (prev, now, since, a) => {
+    const x = since === null || since === undefined ? null : ms(now - since);
+    return x === null ? prev : ema(prev, x, a);
+  };
 
   /** A new check's pace; kept: {verdictMs, critiqueMs, flaggedShare} from earlier checks, or nothing. */
   function start(kept) {
     const k = kept || {};
     return {
-      kept: { verdictMs: num(k.verdictMs), critiqueMs: num(k.critiqueMs), flaggedShare: num(k.flaggedShare) },
+      // A kept time out of bounds (kept by an older version that could store one) counts as never measured.
+      kept: { verdictMs: ms(k.verdictMs), critiqueMs: ms(k.critiqueMs), flaggedShare: num(k.flaggedShare) },
       total: 0, verdicts: 0, flagged: 0, critiques: 0, verdictMs: null, critiqueMs: null,
       lastVerdictAt: null, lastCritiqueAt: null, lastAt: null, seen: {}, done: false,
     };
@@ -34,7 +42,7 @@
       q.total = e.sentences.filter((s) => s.checkable !== false).length;
     } else if (e.type === "verdict" && !q.seen[e.index]) {
       // A sentence scored. The first verdict also waited for the search and the model to load: not a pace.
-      if (q.verdicts > 0) q.verdictMs = ema(q.verdictMs, now - q.lastVerdictAt, ALPHA);
+      if (q.verdicts > 0) q.verdictMs = gap(q.verdictMs, now, q.lastVerdictAt, ALPHA);
       q.verdicts += 1;
       q.lastVerdictAt = now;
       const flagged = e.label !== "supported";
@@ -43,7 +51,8 @@
       q.seen[e.index] = flagged && e.final === false ? "waiting" : "final";
     } else if (e.type === "verdict" && q.seen[e.index] === "waiting" && e.final !== false) {
       // A critique written: timed from the one before, the first from the last verdict (critiques start after it).
-      q.critiqueMs = ema(q.critiqueMs, now - (q.critiques ? q.lastCritiqueAt : q.lastVerdictAt), ALPHA);
+      // Not from q.critiques: a flagged verdict that came already final counts as a critique but was never timed.
+      q.critiqueMs = gap(q.critiqueMs, now, q.lastCritiqueAt ?? q.lastVerdictAt, ALPHA);
       q.critiques += 1;
       q.lastCritiqueAt = now;
       q.seen[e.index] = "final";
@@ -86,13 +95,13 @@
   /** The pace to keep after a check: each measured value averaged into the kept one. */
   function remember(kept, p) {
     const k = Object.assign({}, kept || {});
-    if (p.verdictMs !== null) k.verdictMs = Math.round(ema(num(k.verdictMs), p.verdictMs, ACROSS));
-    if (p.critiqueMs !== null) k.critiqueMs = Math.round(ema(num(k.critiqueMs), p.critiqueMs, ACROSS));
+    if (ms(p.verdictMs) !== null) k.verdictMs = Math.round(ema(ms(k.verdictMs), p.verdictMs, ACROSS));
+    if (ms(p.critiqueMs) !== null) k.critiqueMs = Math.round(ema(ms(k.critiqueMs), p.critiqueMs, ACROSS));
     if (p.verdicts >= 2) k.flaggedShare = Math.round(ema(num(k.flaggedShare), p.flagged / p.verdicts, ACROSS) * 1000) / 1000;
     return k;
   }
 
-  const api = { start, observe, estimate, remember, paces };
+  const api = { MAX_MS, start, observe, estimate, remember, paces };
   root.SC = root.SC || {};
   root.SC.pace = api;
   if (typeof module === "object" && module.exports) module.exports = api;

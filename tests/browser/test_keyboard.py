@@ -169,3 +169,34 @@ def test_where_the_text_cannot_be_edited_a_copies_the_revision(ext, chat, site):
     ext.ctx.grant_permissions(["clipboard-read"], origin=site)
     assert chat.evaluate("() => navigator.clipboard.readText()") == FIXED[2]
     assert chat.evaluate("() => document.getElementById('answer').textContent") == before
+
+
+SHADOW_BOX_JS = """() => {
+    // A composer as web-component apps build it: the text field inside an open shadow root.
+    const host = document.createElement('x-composer');
+    host.attachShadow({mode: 'open'}).innerHTML = '<input id="box" placeholder="Message">';
+    document.querySelector('.composer').replaceChildren(host);
+}"""
+
+
+def test_letters_typed_in_a_field_inside_a_shadow_root_are_typed_while_a_card_is_pinned(ext, chat):
+    chat.evaluate(SHADOW_BOX_JS)
+    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    ext.check_tab(chat)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    chat.evaluate("() => getSelection().removeAllRanges()")
+    ui = ShadowUI(chat)
+    contradicted = marks(chat)["contradicted"]
+    rect = chat.evaluate(
+        "() => { const b = [...CSS.highlights.get('sourcecheck-contradicted')][0].getClientRects()[0];"
+        " return [b.left + 20, (b.top + b.bottom) / 2]; }"
+    )
+    chat.mouse.click(*rect)  # a pinned card
+    wait_until(lambda: card_text(ui), what="the pinned card")
+    chat.evaluate("() => document.querySelector('x-composer').shadowRoot.getElementById('box').focus()")
+    chat.keyboard.type("ad")
+    chat.wait_for_timeout(300)
+    typed = chat.evaluate("() => document.querySelector('x-composer').shadowRoot.getElementById('box').value")
+    assert typed == "ad", "the letters went into the field"
+    assert card_text(ui) is not None and "Copied" not in card_text(ui), "A did not apply (copy) the revision"
+    assert marks(chat)["contradicted"] == contradicted, "D did not dismiss the mark"

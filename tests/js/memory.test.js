@@ -121,3 +121,129 @@ test("only the last 20 pages are kept; a page with nothing left is dropped", () 
   const empty = PM.bound(again.index, "marks:p7", 100, true);
   assert.deepEqual([empty.index.length, empty.drop], [19, ["marks:p7"]]);
 });
+
+// ---------------------------------------------------------------- bounds (review findings)
+
+/** n answered entries of check `checkId`, checked at `at`, as marks.js holds them. */
+function entriesOf(checkId, n, at, extra = {}) {
+  return Array.from({ length: n }, (_, index) => Object.assign({
+    key: checkId + ":" + index, checkId, index, text: `Sentence ${index} of ${checkId}.`, checkable: true, label: "unsupported",
+    selectors: { quote: { exact: `Sentence ${index} of ${checkId}.`, prefix: "", suffix: "" }, position: { start: index * 30, end: index * 30 + 20 } },
+    verdict: { index, label: "unsupported", evidence: [] }, found: true, checkedAt: at,
+  }, extra));
+}
+const byCheck = (record) => record.entries.reduce((n, e) => Object.assign(n, { [e.checkId]: (n[e.checkId] || 0) + 1 }), {});
+
+test("a page keeps at most 200 sentences: the oldest checks' go first", () => {
+  const record = PM.toRecord([...entriesOf("old", 90, 1000), ...entriesOf("mid", 90, 2000), ...entriesOf("new", 90, 3000)], [], 4000);
+  assert.equal(record.entries.length, 200);
+  assert.deepEqual(byCheck(record), { old: 20, mid: 90, new: 90 });
+  assert.deepEqual(record.entries.filter((e) => e.checkId === "old").map((e) => e.index), Array.from({ length: 20 }, (_, i) => i));
+});
+
+test("one page's record stays under its size: the oldest sentences go first, then the oldest dismissed", () => {
+  const long = (e) => Object.assign(e, { text: "x".repeat(20000), selectors: Object.assign({}, e.selectors, { quote: { exact: "y".repeat(20000), prefix: "", suffix: "" } }) });
+  const record = PM.toRecord([...entriesOf("old", 10, 1000).map(long), ...entriesOf("new", 10, 2000).map(long)], ["a", "b"], 3000);
+  assert.ok(JSON.stringify(record).length <= PM.MAX_PAGE_BYTES, JSON.stringify(record).length);
+  assert.deepEqual(byCheck(record), { new: 10, old: 2 });
+  assert.deepEqual(record.dismissed, ["a", "b"]);
+});
+
+test("the pages kept weigh at most 2 MB in all: the oldest pages go first, the page just saved stays", () => {
+  let index = [];
+  const dropped = [];
+  for (let i = 0; i < 5; i++) {
+    const r = PM.bound(index, "marks:p" + i, i, false, 600000);
+    index = r.index;
+    dropped.push(...r.drop);
+  }
+  assert.deepEqual(index.map((i) => i.key), ["marks:p4", "marks:p3", "marks:p2"]);
+  assert.deepEqual(dropped, ["marks:p0", "marks:p1"]);
+  const big = PM.bound(index, "marks:huge", 9, false, 3000000);
+  assert.deepEqual([big.index.map((i) => i.key), big.drop], [["marks:huge"], ["marks:p4", "marks:p3", "marks:p2"]]);
+});
+
+test("sentences of an older check that are not found again are dropped after 3 page loads; the newest check's stay", async () => {
+  // The page's text changed for good since check c1; a new check c2 is made on it, then the page is reloaded 3 times
+  // (each time a mark changes, so the page is saved).
+  let record = checkAndKeep(page(HTML));
+  record.entries.forEach((e) => { e.checkedAt = 1000; });
+  const lost = [];
+  for (let load = 1; load <= 3; load++) {
+    const ctx = page("<div class=msg><p>Something else entirely. And a second claim here.</p></div>");
+    const { memory, saved } = memoryWith(ctx, record);
+    await memory.restore();
+    if (load === 1) {
+      const range = ctx.doc.createRange();
+      range.selectNodeContents(ctx.doc.querySelector(".msg"));
+      const begun = ctx.marks.begin(range);
+      memory.began("c2", "https://chat.example/c/1");
+      ctx.marks.addSentences("c2", begun.text, begun.extract, [{ index: 0, start: 0, end: 24, text: "Something else entirely.", checkable: true }]);
+      ctx.marks.setVerdict("c2", { index: 0, label: "unsupported", evidence: [] });
+    }
+    memory.save();
+    await memory.saveNow();
+    record = saved.at(-1)[1];
+    lost.push(record.entries.map((e) => `${e.key}:${e.lost}`).join(" "));
+    ctx.marks.observer.disconnect();
+  }
+  assert.deepEqual(lost, [
+    "c1:0:1 c1:1:1 c1:2:1 c1:3:1 c2:0:0",  // key:page loads lost
+    "c1:0:2 c1:1:2 c1:2:2 c1:3:2 c2:0:0",
+    "c2:0:0",
+  ]);
+});
+
+test("a check's marks are kept under the URL it started on, after the app navigated in-page, and the new URL's are drawn", async () => {
+  const ctx = page(HTML);
+  let url = "https://chat.example/c/1";
+  const other = { at: 1, entries: [], dismissed: ["Somewhere else."] };
+  const saved = [];
+  const asked = [];
+  const io = { url: () => url, get: async (key) => { asked.push(key); return key === "marks:https://chat.example/c/2" ? other : undefined; }, save: (u, r) => saved.push([u, r]) };
+  const memory = new ctx.PageMemory(ctx.marks, io);
+  await memory.restore();
+  memory.began("c1", url);
+  checkAndKeep(ctx);
+  url = "https://chat.example/c/2";  // the app's pushState, the check's verdicts still coming
+  await memory.navigated();
+  assert.deepEqual(asked, ["marks:https://chat.example/c/1", "marks:https://chat.example/c/2"], "the new URL's marks are read");
+  assert.ok(ctx.marks.dismissed.has("Somewhere else."));
+  await memory.dismiss(ctx.marks.entries.get("c1:2"));
+  assert.deepEqual(saved.map(([u]) => u), ["https://chat.example/c/1"], "saved under the check's URL, not location.href now");
+  assert.deepEqual(saved[0][1].entries.map((e) => e.key), ["c1:0", "c1:1", "c1:3"]);
+  assert.deepEqual(saved[0][1].dismissed, ["It was trained in 2021."]);
+  memory.save();  // a change of the page shown now: its record has none of c1's marks
+  await memory.saveNow();
+  assert.deepEqual(saved.at(-1), ["https://chat.example/c/2", { at: saved.at(-1)[1].at, entries: [], dismissed: ["Somewhere else."] }]);
+  assert.equal(memory.onThisPage(ctx.marks.entries.get("c1:1")), false);
+  ctx.marks.observer.disconnect();
+});
+
+test("nothing is saved in a private window", async () => {
+  const ctx = page(HTML);
+  const saved = [];
+  const memory = new ctx.PageMemory(ctx.marks, { url: () => "https://a.example/", get: async () => undefined, save: (u, r) => saved.push([u, r]), incognito: true });
+  checkAndKeep(ctx);
+  await memory.dismiss(ctx.marks.entries.get("c1:1"));
+  memory.save();
+  await memory.saveNow();
+  assert.deepEqual(saved, []);
+  ctx.marks.observer.disconnect();
+});
+
+test("a record sent by a page is checked: entries and dismissed of the expected shape, or refused", () => {
+  const good = checkAndKeep(page(HTML));
+  assert.equal(PM.problem(good), null);
+  const cleaned = PM.clean(Object.assign({}, good, { extra: "x".repeat(10) }));
+  assert.deepEqual(Object.keys(cleaned.record).sort(), ["at", "dismissed", "entries"]);
+  const bad = (change) => PM.clean(change(structuredClone(good))).problem;
+  assert.equal(bad((r) => Object.assign(r, { entries: "nope" })), "entries is not a list");
+  assert.equal(bad((r) => Object.assign(r, { dismissed: [{ text: "x" }] })), "a dismissed sentence is not a string");
+  assert.equal(bad((r) => { r.entries[1].selectors = null; return r; }), "bad selectors");
+  assert.equal(bad((r) => { r.entries[1].selectors.position.start = -1; return r; }), "bad selectors");
+  assert.equal(bad((r) => { r.entries[1].label = "<img onerror>"; return r; }), "bad label");
+  assert.equal(bad((r) => { r.entries[1].index = "1"; return r; }), "bad entry");
+  assert.equal(bad((r) => { r.entries[1].verdict = "supported"; return r; }), "bad verdict");
+  assert.equal(bad(() => null), "not an object");
+});

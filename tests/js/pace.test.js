@@ -112,3 +112,36 @@ test("the progress toast says the estimate, and nothing when there is none", () 
   assert.equal(T.progressText(s, 3200, 65000), "1 of 3 sentences checked · 3 s · about 1 min 5 s left");
   assert.equal(T.progressText(s, 3200, null), "1 of 3 sentences checked · 3 s");
 });
+
+test("a flagged verdict that comes already final does not time the first critique from nothing", () => {
+  // Sentence 0 is flagged and comes with its critique (final): it counts as a critique but was never timed. The
+  // first critique timed is then sentence 1's, from the last verdict, not from a critique that never was (null).
+  const T0 = 1_700_000_000_000;  // Date.now(): what `now - null` measured
+  let p = P.start(null);
+  for (const [t, e] of [
+    [T0 + 1_000, sentences(2)],
+    [T0 + 2_000, { type: "verdict", index: 0, label: "contradicted", final: true }],
+    [T0 + 3_000, scored(1, true)],
+    [T0 + 7_000, critique(1)],
+  ]) p = P.observe(p, e, t);
+  assert.equal(p.critiqueMs, 4000, "7 s - 3 s (the last verdict)");
+  assert.deepEqual(P.remember(null, p), { verdictMs: 1000, critiqueMs: 4000, flaggedShare: 1 });
+});
+
+test("a gap over ten minutes is not a pace: it never enters the average, nor the kept pace", () => {
+  let p = P.start({ verdictMs: 1000, critiqueMs: 2000, flaggedShare: 0.5 });
+  for (const [t, e] of [
+    [0, sentences(3)],
+    [1_000, scored(0, true)],
+    [1_000 + 11 * 60_000, scored(1, false)],  // the laptop slept for 11 min
+    [1_000 + 11 * 60_000 + 1_500, scored(2, false)],
+    [1_000 + 40 * 60_000, critique(0)],
+  ]) p = P.observe(p, e, t);
+  assert.equal(p.verdictMs, 1500, "only the 1.5 s gap");
+  assert.equal(p.critiqueMs, null, "the 29 min one ignored");
+  assert.deepEqual(P.remember({ verdictMs: 1000, critiqueMs: 2000 }, p), { verdictMs: 1250, critiqueMs: 2000, flaggedShare: 0.333 });
+  // A pace kept out of bounds by an older version counts as never measured.
+  const healed = P.start({ verdictMs: 1.7e12, critiqueMs: 1.7e12, flaggedShare: 0.5 });
+  assert.deepEqual([healed.kept.verdictMs, healed.kept.critiqueMs], [null, null]);
+  assert.deepEqual(P.remember({ verdictMs: 1000, critiqueMs: 1.7e12 }, Object.assign({}, p, { critiqueMs: 3000 })).critiqueMs, 3000);
+});
