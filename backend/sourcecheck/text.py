@@ -153,7 +153,7 @@ def is_claim(sentence):
         return False
     if not re.search(r"[.!)\]\"'”’*_`]$|\d$", s) and len(words) <= 6 and s[:1].isupper():
         return False  # a short line without final punctuation: a title or a label
-    return True
+    return bool(content_words(s))  # "That is all.": nothing but function words, nothing to check
 
 
 def _segments(text):

@@ -55,9 +55,10 @@ def test_revise_puts_the_sources_figure_in_place_and_keeps_the_texts_shape(index
     )
     out = run(["check", "--json", "--revise", "-"], env, input=text)
     assert out.returncode == 0, out.stderr
-    summary = json.loads(out.stdout)["summary"]
-    assert summary["revised_text"] == text.replace("350,000", "35,074")
-    assert summary["unrevised"] == []
+    result = json.loads(out.stdout)
+    assert result["summary"]["revised_text"] == text.replace("350,000", "35,074")
+    assert [s["checkable"] for s in result["sentences"]] == [False, True, True, False]  # "That is all." is no claim
+    assert result["summary"]["unrevised"] == []
 
 
 def test_cli_reports_bad_input(index_dir, tmp_path):

@@ -67,6 +67,7 @@ def test_non_claims():
     assert not is_claim("I hope this helps!")
     assert not is_claim("Sure!")
     assert not is_claim("Background and Motivation")
+    assert not is_claim("That is all.")  # function words only
     assert is_claim("The bridge is orange.")
     assert is_claim("Note: the value is 5.")
 
