@@ -309,9 +309,10 @@ _NUMBER = re.compile(
     r"(?:\s?(%|percent\b|(?i:hundred|thousand|million|billion|bn)\b)|([kK])\b(?!-)|(B)\b|"
     r"(?:s|st|nd|rd|th|x|mg|kg|ml|mm|cm|km|ms|GB|MB|TB)\b)?(?![A-Za-z\d^])"
 )
-# A figure, table or section number is a reference, not a value ("Figure 3B", "Table 2")
+# A figure, table, section or page number is a reference, not a value ("Figure 3B", "Table 2", "p. 264")
 _REFERENCE = re.compile(
-    r"\b(?:fig(?:ure)?s?\.?|tables?|sections?|sec\.|eqs?\.|equations?|appendix|chapters?|algorithms?)\s*$",
+    r"\b(?:fig(?:ure)?s?\.?|tables?|sections?|sec\.|eqs?\.|equations?|appendix|chapters?|algorithms?|pp?\.|pages?)"
+    r"\s*$",
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d")

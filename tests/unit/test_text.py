@@ -130,6 +130,7 @@ NUMBER_CASES = [
     ("35K users", [("35K", 35e3, "count")]),
     ("3x4 and 2 × 5", [("2", 2.0, "count")]),  # a product's factors are no values of their own
     ("Figure 3B and Table 2 show 7 runs", [("7", 7.0, "count")]),  # references, not values
+    ("as on p. 264 and page 12", []),  # page references
     ("the span is long [1], the longest [2, 3]", []),  # numbered citations
     (
         "5mg in the 1990s, 2nd run, 10x faster",
