@@ -58,6 +58,11 @@ ABOUT_THE_SAME = 0.5  # share of them a sentence must hold to be about the claim
 # sentence settles a negation or a crossed pair, or has the only other value of a kind as the claim's rival
 
 
+def _public(found):
+    """What the API shows of a Conflict or a Disagreement (docs/api.md, `conflict`)."""
+    return {k: getattr(found, k) for k in ("kind", "claim_value", "source_value", "quote")}
+
+
 @dataclass
 class Conflict:
     """A value of the sentence that its source states otherwise."""
@@ -70,12 +75,7 @@ class Conflict:
     fixable: bool = True  # whether putting source_value in place of claim_value corrects the sentence
 
     def to_dict(self):
-        return {
-            "kind": self.kind,
-            "claim_value": self.claim_value,
-            "source_value": self.source_value,
-            "quote": self.quote,
-        }
+        return _public(self)
 
 
 @dataclass
@@ -91,12 +91,7 @@ class Disagreement:
     kind: str = "disagreement"
 
     def to_dict(self):
-        return {
-            "kind": self.kind,
-            "claim_value": self.claim_value,
-            "source_value": self.source_value,
-            "quote": self.quote,
-        }
+        return _public(self)
 
 
 def find_conflict(claim, evidence):

@@ -189,10 +189,13 @@ class ShadowUI:
         d = dict(zip(attrs[::2], attrs[1::2]))
         return d.get("class", "").split(), d
 
-    def find(self, cls):
-        """The first element with class cls: (node, attributes) or (None, {})."""
-        root = self._root()
-        stack = [root] if root else []
+    def find(self, cls, under=None):
+        """The first element with class cls (below the node `under`, when given): (node, attributes) or (None, {})."""
+        if under is not None:
+            stack = list(under.get("children", []))
+        else:
+            root = self._root()
+            stack = [root] if root else []
         while stack:
             n = stack.pop(0)
             classes, attrs = self._classes(n)

@@ -40,16 +40,11 @@ def overlaps(a, b):
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def within(node, cls):
+def within(ui, node, cls):
     """The first element with class cls under node (the card's ×, not the toast's)."""
-    stack = list(node.get("children", []))
-    while stack:
-        n = stack.pop(0)
-        classes, attrs = ShadowUI._classes(n)
-        if cls in classes:
-            return n, attrs
-        stack.extend(n.get("children", []))
-    raise AssertionError(f"no .{cls} in the card")
+    found, attrs = ui.find(cls, node)
+    assert found is not None, f"no .{cls} in the card"
+    return found, attrs
 
 
 def test_the_open_cards_sentence_is_drawn_stronger_until_the_card_closes(ext, chat):
@@ -117,10 +112,10 @@ def test_the_cards_close_button_stays_on_its_first_row_and_error_types_are_words
     chat.set_viewport_size({"width": 1100, "height": 760})
     chat.mouse.click(*mark_point(chat, CONTRADICTED))
     card = wait_until(lambda: ui.shown("card"), what="the card")
-    chip, close = box(ui, within(card, "chip")[0]), box(ui, within(card, "close")[0])
+    chip, close = box(ui, within(ui, card, "chip")[0]), box(ui, within(ui, card, "close")[0])
     assert close[1] < chip[3] and chip[1] < close[3], f"the × wrapped: chip {chip}, × {close}"
     assert close[2] <= box(ui, card)[2]
-    etype, attrs = within(card, "etype")
+    etype, attrs = within(ui, card, "etype")
     assert ShadowUI.text(etype) == "a wrong number or name"
     assert attrs.get("title") == "FAVA error type: entity"
 
