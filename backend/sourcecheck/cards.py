@@ -3,9 +3,16 @@
 Pure text functions: the judge (judge.py) asks the model; these decide whether what it wrote can be shown.
 """
 
+from __future__ import annotations
+
 import re
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 from sourcecheck.text import STOPWORDS, content_words, numbers
+
+if TYPE_CHECKING:  # for the annotations only: cards need no more than the text of evidence
+    from sourcecheck.evidence import Evidence
 
 NOT_FOUND = "Your PDFs do not say this; the closest passages are shown below."
 # A clause that says what the sources state, unless it denies it ("the excerpts do not mention ...")
@@ -53,7 +60,7 @@ TYPE_HELP = {
 }
 
 
-def critique_is_sound(critique, claim, evidence):
+def critique_is_sound(critique: str, claim: str, evidence: Sequence[Evidence]) -> bool:
     """False when a critique says the sources state something of the sentence's own that they do not (the
     sentence's numbers, names or opinion put in the sources' mouth: a small model swaps claim and source), or says
     the flagged sentence is right after all."""
@@ -81,38 +88,38 @@ def critique_is_sound(critique, claim, evidence):
     return True
 
 
-def opinion(claim, evidence):
+def opinion(claim: str, evidence: Sequence[Evidence]) -> bool:
     """Whether the sentence holds an evaluative word ("the most elegant", "clearly superior") its sources do not
     use: an opinion stated as a fact, FAVA's subjective, whatever type the model named."""
     found = " ".join(e.passage for e in evidence).lower()
     return any(m.group(0).lower() not in found for m in _OPINION.finditer(claim))
 
 
-def name_excerpts(critique, block):
+def name_excerpts(critique: str, block: Sequence[Evidence]) -> str:
     """The prompt numbers its excerpts; the card has no numbers: "[3]" becomes "paper.pdf, page 2"."""
 
-    def name(m):
+    def name(m: re.Match[str]) -> str:
         k = int(m.group(1))
         return f"{block[k - 1].filename}, page {block[k - 1].page}" if 1 <= k <= len(block) else "an excerpt"
 
     return re.sub(r"\[(\d{1,2})\]", name, critique)
 
 
-def normal(text):
+def normal(text: str) -> str:
     return " ".join(content_words(text))
 
 
-def supported_note(evidence):
+def supported_note(evidence: Sequence[Evidence]) -> str | None:
     return f"Supported by {evidence[-1].filename}, page {evidence[-1].page}." if evidence else None
 
 
-def parse_critique(reply, claim, types=ERROR_TYPES):
+def parse_critique(reply: str, claim: str, types: Collection[str] = ERROR_TYPES) -> dict[str, str | None]:
     """Read the three fields of a critique reply, tolerating a small model's formatting.
 
     Fields may share a line ("... not five. Error type: entity. Revised: ..."), so each runs to the next label.
     """
     labels = list(_LABEL.finditer(reply))
-    fields = {}
+    fields: dict[str, str] = {}
     for m, nxt in zip(labels, labels[1:] + [None]):
         key = m.group(1).lower().replace("_", " ").replace(" claim", "")
         value = reply[m.end() : nxt.start() if nxt else len(reply)]
@@ -120,7 +127,7 @@ def parse_critique(reply, claim, types=ERROR_TYPES):
     # The label was decided by the scores; the type is one that fits it.
     default = "unverifiable" if "unverifiable" in types else "contradictory"
     error_type = next((t for t in ERROR_TYPES if t in types and t in fields.get("error type", "").lower()), default)
-    revised = fields.get("revised", "")
+    revised: str | None = fields.get("revised", "")
     # A small model sometimes answers about the claim instead of rewriting it: that is no revision.
     if (
         not revised

@@ -1,14 +1,27 @@
 """THE pipeline: sentences → evidence → judge → verdicts, streamed as events."""
 
+from __future__ import annotations
+
 import math
 import time
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import EvidenceBlock, SentenceSimilarity, aligned, select_evidence, shortlist
-from sourcecheck.text import find_citations, keep_citations, split_sentences, strip_citations
+from sourcecheck.evidence import Evidence, EvidenceBlock, SentenceSimilarity, aligned, select_evidence, shortlist
+from sourcecheck.text import Sentence, find_citations, keep_citations, split_sentences, strip_citations
+
+if TYPE_CHECKING:  # annotations only: the pipeline is handed its library and judge
+    from sourcecheck.judge import Judge, Score
+    from sourcecheck.library import Library
+    from sourcecheck.search import Hit
+
+T = TypeVar("T")
+R = TypeVar("R")
+Event = dict[str, Any]
 
 PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
 
@@ -27,7 +40,15 @@ class CheckOptions:
     sensitivity: str | None = None  # relaxed | balanced | strict: how readily sentences are flagged
 
 
-def check_text(text, library, judge, documents=None, options=None, max_chars=20000, max_sentences=200):
+def check_text(
+    text: str,
+    library: Library,
+    judge: Judge,
+    documents: Sequence[str] | None = None,
+    options: CheckOptions | None = None,
+    max_chars: int = 20000,
+    max_sentences: int = 200,
+) -> Generator[Event, None, None]:
     """Validate now, then return a generator of events: sentences, one verdict each, summary.
 
     Raises EmptyText, TextTooLong, EmptyLibrary (and NotFound for an unknown document) before any event.
@@ -67,12 +88,23 @@ class Job:
 
     index: int
     claim: str  # the sentence without its citation markers
-    evidence: list  # evidence.Evidence items, most relevant last (the prompt puts the best nearest the claim)
-    shown: list | None  # what the prompt shows instead of evidence (the shared block, aligned sentences), or None
-    candidates: list  # (document id, text) of every retrieved passage: where a value may be stated elsewhere
+    evidence: list[Evidence]  # items, most relevant last (the prompt puts the best nearest the claim)
+    shown: list[
+        Evidence
+    ]  # what the prompt shows: the evidence itself, the shared block or the aligned source sentences
+    candidates: list[
+        tuple[str, str]
+    ]  # (document id, text) of every retrieved passage: where a value may be stated elsewhere
 
 
-def _events(text, sentences, library, judge, ready, options):
+def _events(
+    text: str,
+    sentences: list[Sentence],
+    library: Library,
+    judge: Judge,
+    ready: list[dict[str, Any]],
+    options: CheckOptions,
+) -> Generator[Event, None, None]:
     started = time.monotonic()
     yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences]}
     checkable = [s for s in sentences if s.checkable]
@@ -89,7 +121,7 @@ def _events(text, sentences, library, judge, ready, options):
     block, similarity = EvidenceBlock(), SentenceSimilarity(library.embedding_function)
     workers = getattr(judge.model, "concurrent", 1)
 
-    def prepared():
+    def prepared() -> Iterator[Job]:
         for s in checkable:
             claim = claims[s.index]
             near = shortlist(claim, hits[s.index], 2 * options.top_k)
@@ -99,11 +131,13 @@ def _events(text, sentences, library, judge, ready, options):
                 if options.prompt_evidence == "shared"
                 else aligned(claim, evidence)
                 if options.prompt_evidence == "aligned"
-                else None
+                else evidence
             )
             yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 
-    def score_one(job):  # a number another candidate passage states is not a conflict (conflict.find_conflicts)
+    def score_one(
+        job: Job,
+    ) -> tuple[Job, Score]:  # a number another candidate passage states is not a conflict (conflict.find_conflicts)
         return job, judge.score(
             job.claim,
             job.evidence,
@@ -114,7 +148,8 @@ def _events(text, sentences, library, judge, ready, options):
             each=options.prompt_evidence == "each",
         )
 
-    by_index, later = {}, []
+    by_index: dict[int, Event] = {}
+    later: list[tuple[Job, Score]] = []
     with closing(ordered(score_one, prepared(), workers)) as scores:
         for job, score in scores:
             index, claim, evidence = job.index, job.claim, job.evidence
@@ -143,7 +178,9 @@ def _events(text, sentences, library, judge, ready, options):
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
     # scoring passes, and each card fills in when its critique is written (the same index again, final).
 
-    def explain_one(item):  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
+    def explain_one(
+        item: tuple[Job, Score],
+    ) -> dict[str, Any]:  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
         job, score = item
         return judge.explain(job.claim, job.evidence, score, block.shown_for(job.evidence, job.shown))
 
@@ -166,12 +203,13 @@ def _events(text, sentences, library, judge, ready, options):
     }
 
 
-def revise(text, sentences, verdicts):
+def revise(text: str, sentences: Sequence[Sentence], verdicts: Iterable[Event]) -> tuple[str, list[int]]:
     """(the text with each flagged sentence's revision in its place, the indices of flagged sentences left as they
     were because none of their revisions held). Each revision was verified against the sources when its card was
     written (judge.revision_holds); everything around the sentences (paragraphs, list markers, headings) stays
     exactly as written, so nothing is duplicated or flattened, unlike a model rewriting the whole text."""
-    out, at, unrevised = [], 0, []
+    out: list[str] = []
+    at, unrevised = 0, []
     for v in sorted(verdicts, key=lambda v: v["index"]):
         if v["label"] == "supported":
             continue
@@ -184,7 +222,7 @@ def revise(text, sentences, verdicts):
     return "".join(out) + text[at:], unrevised
 
 
-def ordered(fn, items, workers=1):
+def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int = 1) -> Generator[R, None, None]:
     """fn(item) for each item, up to `workers` calls at once, yielded in the items' order (an error where its
     item's result would be). Closing the generator cancels the calls not started; those running finish and are
     dropped, so a client that leaves costs at most `workers` more calls."""
@@ -200,7 +238,7 @@ def ordered(fn, items, workers=1):
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _for_people(evidence, stances, label):
+def _for_people(evidence: Sequence[Evidence], stances: Sequence[str], label: str) -> list[dict[str, Any]]:
     """The evidence as the card shows it: what settles the sentence first (what refutes a contradicted one,
     what supports a supported one), then the most relevant (the prompt's order is the reverse: most relevant
     nearest the claim)."""
@@ -213,9 +251,10 @@ def _for_people(evidence, stances, label):
     return [e.to_dict(stance) for e, stance in pairs]
 
 
-def collect(events):
+def collect(events: Iterable[Event]) -> dict[str, Any]:
     """The whole check as one object: each sentence's last (final) verdict, in the order they came."""
-    out, verdicts = {"ok": True, "sentences": [], "verdicts": [], "summary": None}, {}
+    out: dict[str, Any] = {"ok": True, "sentences": [], "verdicts": [], "summary": None}
+    verdicts: dict[int, Event] = {}
     for event in events:
         kind = event.pop("type")
         if kind == "sentences":
@@ -228,7 +267,14 @@ def collect(events):
     return out
 
 
-def _retrieve(library, sentences, claims, cited, documents, k):
+def _retrieve(
+    library: Library,
+    sentences: Sequence[Sentence],
+    claims: dict[int, str],
+    cited: dict[int, list[dict[str, Any]]],
+    documents: list[str],
+    k: int,
+) -> dict[int, list[Hit]]:
     """Candidate chunks for every sentence: one batched search, plus per-paper searches for citations."""
     candidates = 4 * k
     plain = [s for s in sentences if not any(c["document_id"] for c in cited[s.index])]
@@ -245,7 +291,7 @@ def _retrieve(library, sentences, claims, cited, documents, k):
     return found
 
 
-def _match_citations(sentence, documents):
+def _match_citations(sentence: str, documents: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Citation markers in the sentence, each with the library document it names (or None)."""
     out = []
     for c in find_citations(sentence):

@@ -8,7 +8,9 @@ applies the detectors in order, and writes the result. Their public names are im
 """
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from sourcecheck.phrases import (
     NEGATIONS,
@@ -58,7 +60,18 @@ ABOUT_THE_SAME = 0.5  # share of them a sentence must hold to be about the claim
 # sentence settles a negation or a crossed pair, or has the only other value of a kind as the claim's rival
 
 
-def _public(found):
+class EvidenceItem(Protocol):
+    """What the finders read of an evidence item (evidence.Evidence is one)."""
+
+    @property
+    def document_id(self) -> str: ...
+    @property
+    def passage(self) -> str: ...
+    @property
+    def quote(self) -> str: ...
+
+
+def _public(found: "Conflict | Disagreement") -> dict[str, str]:
     """What the API shows of a Conflict or a Disagreement (docs/api.md, `conflict`)."""
     return {k: getattr(found, k) for k in ("kind", "claim_value", "source_value", "quote")}
 
@@ -74,7 +87,7 @@ class Conflict:
     quote: str  # the source sentence, verbatim from the passage
     fixable: bool = True  # whether putting source_value in place of claim_value corrects the sentence
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, str]:
         return _public(self)
 
 
@@ -90,17 +103,19 @@ class Disagreement:
     agreeing_quote: str
     kind: str = "disagreement"
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, str]:
         return _public(self)
 
 
-def find_conflict(claim, evidence):
+def find_conflict(claim: str, evidence: Sequence[EvidenceItem]) -> Conflict | None:
     """The first conflict of the claim with the evidence (most relevant last; searched most relevant first), or
     None."""
     return find_conflicts(claim, evidence)[0]
 
 
-def find_conflicts(claim, evidence, also=()):
+def find_conflicts(
+    claim: str, evidence: Sequence[EvidenceItem], also: Iterable[tuple[str, str]] = ()
+) -> tuple[Conflict | None, Disagreement | None]:
     """(conflict, disagreement): the claim's first conflict with the evidence, or None; and, when there is
     none, a Disagreement between documents, or None: the claim's number is stated by one document while
     another states another value for the same thing. The evidence is most relevant last, as select_evidence
@@ -137,7 +152,7 @@ def find_conflicts(claim, evidence, also=()):
         if len(shared) < on_topic_words:
             continue
         own = [c for c in missing if evidence[i].document_id not in excused.get(c.text, ())]
-        found = (
+        found: tuple[str, ...] | None = (  # (kind, claim value, source value), then (claim phrase, source phrase)
             number_conflict(own, unclaimed_numbers(claim_numbers, here), whole)
             or (whole and negation_conflict(claim, sentence, shared, about))
             or direction_conflict(claim, sentence, directions)
@@ -166,10 +181,10 @@ def find_conflicts(claim, evidence, also=()):
     return None, None
 
 
-def _stated_in(missing, also, about):
+def _stated_in(missing: Sequence[Stated], also: Iterable[tuple[str, str]], about: set[str]) -> dict[str, set[str]]:
     """{claimed value's text: ids of the documents that state it of the same thing (the same unit word, or
     SAME_THING_WORDS around both in common), near the claim's topic}."""
-    out = {}
+    out: dict[str, set[str]] = {}
     on_topic_words = min(ON_TOPIC_WORDS, len(about))
     for doc_id, text in also:
         for sentence in sentence_texts(" ".join(text.split())):
@@ -186,11 +201,13 @@ def _stated_in(missing, also, about):
     return out
 
 
-def describe(conflict, filename, page, agreeing=None):
+def describe(
+    conflict: Conflict | Disagreement, filename: str, page: int, agreeing: tuple[str, int] | None = None
+) -> str:
     """The card's critique for a found conflict, from the data alone; agreeing: (filename, page) of the
     document that states the claim's value, for a disagreement between documents."""
     where = f"{filename}, page {page}"
-    if isinstance(conflict, Disagreement):
+    if isinstance(conflict, Disagreement) and agreeing:  # verdict.stated_card passes a disagreement's agreeing
         return (
             f"Your sources disagree: {agreeing[0]}, page {agreeing[1]} says {conflict.claim_value} "
             f"(“{conflict.agreeing_quote}”); {where} says {conflict.source_value} (“{conflict.quote}”)"
@@ -200,7 +217,7 @@ def describe(conflict, filename, page, agreeing=None):
     return f"The sentence says {conflict.claim_value}; {where} says {conflict.source_value}: “{conflict.quote}”"
 
 
-def corrected(claim, conflict):
+def corrected(claim: str, conflict: Conflict) -> str | None:
     """The claim with its value replaced by the source's (None where no replacement is known)."""
     if conflict.kind == "negation" or not conflict.fixable:
         return None

@@ -5,15 +5,25 @@ the quote, the passage and the prompt's aligned sentences all read a chunk throu
 and labels (_split, cached) and the same rarity weights (_rarity); apart, they would share those private helpers.
 """
 
+from __future__ import annotations
+
 import math
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from sourcecheck.text import STOPWORDS, content_words, numbers, read_numbers, split_sentences
+
+if TYPE_CHECKING:  # annotations only: evidence is made from the hits search returns
+    from sourcecheck.chunks import Embed
+    from sourcecheck.search import Hit
+
+Similarity = Mapping[str, float]  # {sentence: cosine with the claim} (SentenceSimilarity)
+Ranked = tuple[float, "Hit", tuple[str, ...], tuple[int, int]]  # score, hit, its sentences, its quote's span
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
 ALIGNED_WORDS = 90  # most words of source sentences an aligned prompt shows (aligned())
@@ -37,7 +47,7 @@ class Evidence:
     passage: str  # the quote with its neighbouring sentences: what the judge reads (a title on a line of its own)
     relevance: float  # the rerank score (select_evidence), 0..1: the API's "score"
 
-    def to_dict(self, stance="related"):
+    def to_dict(self, stance: str = "related") -> dict[str, object]:
         """The API's evidence object; stance is what the judge found this item does (Score.stances)."""
         return {
             "document_id": self.document_id,
@@ -60,7 +70,7 @@ QUOTE_WORDS = 60
 SHORTLIST = 10  # chunks per claim whose sentences are embedded (a cheap first rank cuts the 20 candidates)
 
 
-def shortlist(claim, hits, n=SHORTLIST):
+def shortlist(claim: str, hits: Sequence[Hit], n: int = SHORTLIST) -> list[Hit]:
     """The n hits a claim's evidence is chosen from, by a cheap first rank (the rerank below without
     sentence embeddings), in their original order: it bounds what SentenceSimilarity embeds."""
     if len(hits) <= n:
@@ -75,11 +85,11 @@ class SentenceSimilarity:
     chunks. One per check: each sentence is embedded once, when the first claim that needs it comes, so the
     first verdict waits for one claim's sentences, not the whole check's."""
 
-    def __init__(self, embed):
+    def __init__(self, embed: Embed) -> None:
         self.embed = embed
-        self.vectors = {}
+        self.vectors: dict[str, np.ndarray] = {}
 
-    def __call__(self, claim, hits):
+    def __call__(self, claim: str, hits: Sequence[Hit]) -> dict[str, float]:
         sentences = [s for hit in hits for s in _split(hit.text).sentences]
         new = [t for t in dict.fromkeys([claim] + sentences) if t not in self.vectors]
         if new:
@@ -89,7 +99,9 @@ class SentenceSimilarity:
         return {s: float(self.vectors[s] @ self.vectors[claim]) for s in sentences}
 
 
-def select_evidence(claim, hits, filenames, k=5, similarity=None):
+def select_evidence(
+    claim: str, hits: Sequence[Hit], filenames: Mapping[str, str], k: int = 5, similarity: Similarity | None = None
+) -> list[Evidence]:
     """Rerank hits for the claim, keep k that do not overlap, most relevant LAST (nearest the claim).
 
     A chunk counts by its sentence that best matches the claim, which becomes its quote: a chunk of a paper
@@ -99,7 +111,7 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
     its topic words, so what settles a claim is the sentence with its specific words and numbers."""
     ranked = _rank(claim, hits, similarity)
     ranked.sort(key=lambda r: -r[0])
-    chosen = []
+    chosen: list[Ranked] = []
     for score, hit, sentences, best in ranked:
         if any(
             h.document_id == hit.document_id and h.page == hit.page and h.start < hit.end and hit.start < h.end
@@ -113,7 +125,7 @@ def select_evidence(claim, hits, filenames, k=5, similarity=None):
     return list(reversed(evidence))
 
 
-def _rank(claim, hits, similarity):
+def _rank(claim: str, hits: Sequence[Hit], similarity: Similarity | None) -> list[Ranked]:
     """(score, hit, its sentences, the (start, end) of its quote among them) for each hit."""
     claim_words, claim_numbers = _stems(claim), numbers(claim)
     parts = [_split(hit.text) for hit in hits]
@@ -122,10 +134,12 @@ def _rank(claim, hits, similarity):
     top = max(weight.values(), default=1.0)
     total = sum(weight.values()) + top * len(claim_numbers) or 1.0
 
-    def coverage(words, nums):  # the share of the claim's rare words and numbers a sentence has
+    def coverage(
+        words: set[str], nums: set[str]
+    ) -> float:  # the share of the claim's rare words and numbers a sentence has
         return (sum(weight[w] for w in claim_words & words) + top * len(claim_numbers & nums)) / total
 
-    def match(s):
+    def match(s: str) -> float:
         if similarity is None or s not in similarity:
             return coverage(*found_at[s])
         return SENTENCE_EMBEDDING * similarity[s] + (1 - SENTENCE_EMBEDDING) * coverage(*found_at[s])
@@ -141,13 +155,13 @@ def _rank(claim, hits, similarity):
     return ranked
 
 
-def _stems(text):
+def _stems(text: str) -> set[str]:
     """Content words cut to five letters, so "mobilisation" meets "mobilization"; numbers whole ("350,000" is not
     "350,0"), as numbers() reads them they count once more."""
     return {w if w[0].isdigit() else w[:5] for w in content_words(text)}
 
 
-def _rarity(seen, words):
+def _rarity(seen: Sequence[set[str]], words: Iterable[str]) -> dict[str, float]:
     """IDF of each claim word among the candidates' word sets (a word in none weighs most)."""
     return {w: math.log(1 + (len(seen) + 1) / (1 + sum(w in s for s in seen))) for w in words}
 
@@ -161,7 +175,7 @@ class Split(NamedTuple):
 
 
 @lru_cache(maxsize=4096)  # a check splits each candidate chunk several times (shortlist, similarity, rank, passage)
-def _split(text):
+def _split(text: str) -> Split:
     """A chunk's sentences (whitespace-normalised), the indices of those that are labels, and of those that open
     a line of the chunk: a Split.
 
@@ -196,7 +210,7 @@ def _split(text):
     return Split(sentences, labels, opens_line)
 
 
-def _is_label(line):
+def _is_label(line: str) -> bool:
     words = line.split()
     return (
         bool(words)
@@ -207,7 +221,13 @@ def _is_label(line):
     )
 
 
-def _quote_span(sentences, best, found_at, coverage, skip=()):
+def _quote_span(
+    sentences: Sequence[str],
+    best: int,
+    found_at: Mapping[str, tuple[set[str], set[str]]],
+    coverage: Callable[[set[str], set[str]], float],
+    skip: Iterable[int] = (),
+) -> tuple[int, int]:
     """The best sentence, and up to two neighbours (not labels) that each add QUOTE_GAIN of the claim it does
     not have yet."""
     lo, hi = best, best + 1
@@ -233,7 +253,9 @@ def _quote_span(sentences, best, found_at, coverage, skip=()):
     return lo, hi
 
 
-def _evidence(hit, sentences, span, score, filenames):
+def _evidence(
+    hit: Hit, sentences: Sequence[str], span: tuple[int, int], score: float, filenames: Mapping[str, str]
+) -> Evidence:
     lo, hi = span
     quote = " ".join(" ".join(sentences[lo:hi]).split()[:PASSAGE_WORDS])
     while True:  # widen the passage around the quote while it stays short
@@ -251,7 +273,7 @@ def _evidence(hit, sentences, span, score, filenames):
     )
 
 
-def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
+def aligned(claim: str, evidence: Sequence[Evidence], budget_words: int = ALIGNED_WORDS) -> list[Evidence]:
     """The source sentences that bear on the claim, in place of whole passages: a short prompt.
 
     Greedy cover: each next sentence is the one that adds the most of the claim's words (weighted by rarity
@@ -270,9 +292,12 @@ def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
     by_place = {c[:2]: c for c in candidates}
     weight = _rarity([c[3] for c in candidates], claim_words)
     top = max(weight.values(), default=1.0)
-    chosen, words_left, numbers_left, spent = set(), set(claim_words), set(claim_numbers), 0
+    chosen: set[tuple[int, int]] = set()
+    words_left, numbers_left, spent = set(claim_words), set(claim_numbers), 0
 
-    def gain(c):  # ties go to the more relevant item (later in evidence), then to the earlier sentence
+    def gain(
+        c: tuple[int, int, str, set[str], set[str]],
+    ) -> tuple[float, int, int]:  # ties go to the more relevant item (later in evidence), then to the earlier sentence
         return (sum(weight[w] for w in words_left & c[3]) + top * len(numbers_left & c[4]), c[0], -c[1])
 
     while True:
@@ -299,7 +324,7 @@ def aligned(claim, evidence, budget_words=ALIGNED_WORDS):
     return out or [replace(e, passage=" ".join(e.quote.split()[:budget_words])) for e in evidence[-1:]]
 
 
-def format_sources(evidence):
+def format_sources(evidence: Sequence[Evidence]) -> str:
     """The evidence block of the prompt, in the given order (most relevant last).
 
     No file name or page: the judge does not need them, and at ~10 tokens an excerpt they were ~10% of
@@ -316,11 +341,11 @@ class EvidenceBlock:
     what it adds and its claim, instead of re-reading five excerpts. Past the budget a block starts over.
     """
 
-    def __init__(self, budget_words=2000):
+    def __init__(self, budget_words: int = 2000) -> None:
         self.budget_words = budget_words
-        self.items = []
+        self.items: list[Evidence] = []
 
-    def add(self, evidence):
+    def add(self, evidence: Sequence[Evidence]) -> list[Evidence]:
         """Append the excerpts not shown yet (keeping their order: most relevant last); the block to show."""
         seen = {e.passage for e in self.items}
         new = [e for e in evidence if e.passage not in seen]
@@ -331,9 +356,9 @@ class EvidenceBlock:
             self.items += new
         return list(self.items)
 
-    def shown_for(self, evidence, shown):
+    def shown_for(self, evidence: Sequence[Evidence], shown: list[Evidence]) -> list[Evidence]:
         """What a later prompt (a critique) about this evidence shows: the block as the last prompt left it
         when it still holds all of the evidence (its prefix is cached already), else what was shown."""
-        if shown is not None and {e.passage for e in evidence} <= {e.passage for e in self.items}:
+        if {e.passage for e in evidence} <= {e.passage for e in self.items}:
             return list(self.items)
         return shown

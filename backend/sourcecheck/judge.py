@@ -1,5 +1,7 @@
 """One claim + its evidence → a verdict: P(Yes) from the model, then a critique for what is not supported."""
 
+from __future__ import annotations
+
 import functools
 import math
 import re
@@ -8,6 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
+from typing import Any, Sequence
 
 from sourcecheck.calibration import calibrated, head_probability, logit
 from sourcecheck.calibration import load as load_calibration
@@ -25,7 +28,8 @@ from sourcecheck.cards import (
 )
 from sourcecheck.conflict import Conflict, Disagreement, find_conflict, find_conflicts
 from sourcecheck.errors import ConfigError
-from sourcecheck.evidence import format_sources
+from sourcecheck.evidence import Evidence, format_sources
+from sourcecheck.llm.base import Model
 from sourcecheck.reading import find_by_reading
 from sourcecheck.text import STOPWORDS, content_words, numbers
 from sourcecheck.verdict import decide, stated_card
@@ -41,7 +45,7 @@ PROFILES = {"verify": "system", "minicheck": "minicheck_system"}
 
 
 @functools.cache  # read once: prompt() is on the path of every model call
-def prompt(name):
+def prompt(name: str) -> Template:
     return Template(resources.files("sourcecheck").joinpath(f"prompts/{name}.txt").read_text(encoding="utf-8"))
 
 
@@ -52,8 +56,8 @@ class Score:
     label: str  # supported | contradicted | unsupported
     p_supported: float  # calibrated
     p_raw: float  # the model's P(Yes), a product over the claims of a decomposed sentence
-    signals: dict  # signal_features(): what the calibration reads
-    stances: list  # one per evidence item, in the evidence's order: supports | refutes | related
+    signals: dict[str, float]  # signal_features(): what the calibration reads
+    stances: list[str]  # one per evidence item, in the evidence's order: supports | refutes | related
     # contradicted: a value of the sentence its source states otherwise; supported: sources that disagree;
     # verdict.decide
     conflict: Conflict | Disagreement | None = None
@@ -64,8 +68,15 @@ class Judge:
     """Prompting and parsing for every backend; the model only moves tokens."""
 
     def __init__(
-        self, model, threshold=None, calibration=None, head=None, states=False, sensitivity="balanced", reading=True
-    ):
+        self,
+        model: Model,
+        threshold: float | None = None,
+        calibration: dict | None = None,
+        head: dict | None = None,
+        states: bool = False,
+        sensitivity: str = "balanced",
+        reading: bool | str = True,
+    ) -> None:
         """head: a verifier head over the model's hidden state (calibration.load_head()), used when it was
         fitted on this very model and the backend reads states; else the calibrated P(Yes).
         threshold: p_supported below which a sentence is flagged; default: the sensitivity's, as fitted with
@@ -85,13 +96,13 @@ class Judge:
         # for its sources' (reading.py)
         self.reading = reading
         self._lock = threading.Lock()  # request threads, and a check's own scoring threads, share the cache
-        self._cache = OrderedDict()
+        self._cache: OrderedDict[tuple, Any] = OrderedDict()
 
-    def prepare(self):
+    def prepare(self) -> None:
         """Load the model now; raise ModelError if it cannot work (a clear error before a stream starts)."""
         self.model.prepare()
 
-    def messages(self, name, system="system", **fields):
+    def messages(self, name: str, system: str = "system", **fields: str) -> list[dict[str, str]]:
         """The chat for a prompt; every field is fenced first (fence()): the sources fully, the user's own text
         (a claim, a sentence, the text to revise) only of control tokens, so it comes back as it was written.
         system: the system prompt's name (default: ours; a profile may name its own)."""
@@ -101,37 +112,41 @@ class Judge:
             {"role": "user", "content": prompt(name).substitute(**fenced).strip()},
         ]
 
-    def p_yes(self, claim, evidence, shown=None):
+    def p_yes(
+        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
+    ) -> tuple[float, Any]:
         """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
-        its hidden state at the answer (None unless read)."""
+        its hidden state at the answer (None unless read). shown: the excerpts the prompt presents."""
         msgs = self.messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
         probs, text, state = self.model.choose(msgs, ("Yes", "No"), state=self.states)
         if probs is None:
             return (1.0 if text.strip().lower().startswith("yes") else 0.0), state
         return probs["Yes"], state
 
-    def p_yes_each(self, claim, evidence):
+    def p_yes_each(self, claim: str, evidence: Sequence[Evidence]) -> tuple[float, Any]:
         """The highest P(Yes) of the claim against each evidence item on its own (MiniCheck, FactCG: a claim is
         supported if one chunk supports it), with that pass's hidden state; not diluted by a longer block."""
         if not evidence:
-            return self.p_yes(claim, evidence)
-        return max((self.p_yes(claim, [e]) for e in evidence), key=lambda a: a[0])
+            return self.p_yes(claim, evidence, evidence)
+        return max((self.p_yes(claim, [e], [e]) for e in evidence), key=lambda a: a[0])
 
-    def calibrate(self, p, features=None, state=None):
+    def calibrate(self, p: float, features: dict[str, float] | None = None, state: Any = None) -> float:
         """The probability that a claim is supported: the verifier head where it applies, else the calibrated
         P(Yes) (calibration.json, fitted on dev data)."""
         if self.head is not None and state is not None:
             return head_probability(self.head, state, p)
         return calibrated(p, features, self.calibration)
 
-    def critique(self, claim, evidence, shown=None, label="unsupported"):
+    def critique(
+        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], label: str = "unsupported"
+    ) -> dict[str, Any]:
         """Critique, FAVA error type (one that fits the label) and a revised claim for an unsupported claim."""
         types = CONTRADICTING if label == "contradicted" else set(ERROR_TYPES) - CONTRADICTING
         listed = "\n".join(f"- {t}: {TYPE_HELP[t]}" for t in ERROR_TYPES if t in types)
         msgs = self.messages("critique", sources=sources_text(evidence, shown), claim=claim, types=listed)
         return parse_critique(self.model.complete(msgs, max_tokens=100), claim, types)
 
-    def decompose(self, sentence):
+    def decompose(self, sentence: str) -> list[str]:
         """Atomic claims of a long sentence (FacTool's claim extraction); the sentence itself if that fails."""
         msgs = self.messages("decompose", sentence=sentence)
         lines = [
@@ -141,23 +156,28 @@ class Judge:
         claims = [line for line in lines if len(line.split()) >= 3][:4]
         return claims or [sentence]
 
-    def score(self, claim, evidence, decompose=False, shown=None, sensitivity=None, also=(), each=False):
+    def score(
+        self,
+        claim: str,
+        evidence: Sequence[Evidence],
+        decompose: bool = False,
+        shown: Sequence[Evidence] | None = None,
+        sensitivity: str | None = None,
+        also: Sequence[tuple[str, str]] = (),
+        each: bool = False,
+    ) -> Score:
         """Score one sentence from single forward passes (no text is generated): a Score.
 
         sensitivity: "relaxed", "balanced" or "strict" (SENSITIVITY): how readily a sentence is flagged;
         default: the judge's threshold.
-        evidence: this claim's evidence, most relevant last. shown: the evidence block the prompt presents
-        when a check shares one block among its sentences (evidence.EvidenceBlock); default: evidence.
+        evidence: this claim's evidence, most relevant last. shown: the excerpts the prompt presents when they are
+        not the evidence itself (a block shared among a check's sentences, evidence.EvidenceBlock; the source
+        sentences aligned with the claim); default: evidence.
         also: (document id, text) of the claim's candidate passages, where a value may be stated that a shown
         passage seems to contradict (conflict.find_conflicts).
         """
-        key = (
-            claim,
-            tuple(e.passage for e in evidence),
-            None if shown is None else tuple(e.passage for e in shown),
-            decompose,
-            each,
-        )
+        shown = evidence if shown is None else shown
+        key = (claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), decompose, each)
         found = self._recall(key)
         if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
@@ -179,14 +199,22 @@ class Judge:
         v = decide(p, threshold, conflict, disagreement, len(evidence))
         return Score(v.label, p, p_raw, signals, v.stances, v.found, state)
 
-    def read_conflict(self, claim, evidence, shown, p, threshold, each=False):
+    def read_conflict(
+        self,
+        claim: str,
+        evidence: Sequence[Evidence],
+        shown: Sequence[Evidence],
+        p: float,
+        threshold: float,
+        each: bool = False,
+    ) -> Conflict | None:
         """A conflict found by swapping the sentence's values for its sources' and reading again (reading.py),
         or None; cached like the scores, since a re-check would read the same swaps."""
         key = (
             "reading",
             claim,
             tuple(e.passage for e in evidence),
-            None if shown is None else tuple(e.passage for e in shown),
+            tuple(e.passage for e in shown),
             threshold,
             each,
             self.reading,
@@ -194,7 +222,7 @@ class Judge:
         found = self._recall(key)
         if found is None:
 
-            def verify(text):
+            def verify(text: str) -> float:
                 p_raw, state = self.p_yes_each(text, evidence) if each else self.p_yes(text, evidence, shown)
                 return self.calibrate(p_raw, signal_features(text, evidence, p_raw), state)
 
@@ -202,10 +230,14 @@ class Judge:
             self._remember(key, found)
         return found[0]
 
-    def explain(self, claim, evidence, score, shown=None):
+    def explain(
+        self, claim: str, evidence: Sequence[Evidence], score: Score, shown: Sequence[Evidence] | None = None
+    ) -> dict[str, Any]:
         """error_type, critique and revised for a scored sentence (what its card shows), each checked first:
         a found conflict is stated from the data; a model critique that misstates the sources is replaced by a
-        plain true sentence; a revision is kept only if it differs from the sentence and scores supported."""
+        plain true sentence; a revision is kept only if it differs from the sentence and scores supported.
+        shown: as for score()."""
+        shown = evidence if shown is None else shown
         places = [(e.filename, e.page) for e in evidence]
         if score.label == "supported":
             if score.conflict:  # one document says what the sentence says, another says otherwise
@@ -225,20 +257,29 @@ class Judge:
                 found["error_type"] = "subjective"
             elif found["error_type"] == "subjective":  # the 1.5B judge calls most flagged sentences subjective
                 found["error_type"] = "invented"  # (docs/quality.md): without an opinion word, "not in your PDFs"
-            found["critique"] = name_excerpts(found["critique"], shown if shown is not None else evidence)
+            found["critique"] = name_excerpts(found["critique"], shown)
         if found["revised"] and not self.revision_holds(claim, found["revised"], evidence, shown):
             found["revised"] = None
         self._remember(key, found)
         return dict(found)
 
-    def revision_holds(self, claim, revised, evidence, shown=None):
+    def revision_holds(
+        self, claim: str, revised: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
+    ) -> bool:
         """A revision is worth showing when it changes the sentence and its sources support it (one more pass)."""
         if normal(revised) == normal(claim) or find_conflict(revised, evidence):
             return False
         p_raw, state = self.p_yes(revised, evidence, shown)
         return self.calibrate(p_raw, signal_features(revised, evidence, p_raw), state) >= self.threshold
 
-    def verdict(self, claim, evidence, decompose=False, critique=True, shown=None):
+    def verdict(
+        self,
+        claim: str,
+        evidence: Sequence[Evidence],
+        decompose: bool = False,
+        critique: bool = True,
+        shown: Sequence[Evidence] | None = None,
+    ) -> dict[str, Any]:
         """score() and, with critique, explain(): one sentence's label, p_supported and card text at once."""
         v = self.score(claim, evidence, decompose, shown)
         out = {"label": v.label, "p_supported": v.p_supported}
@@ -246,12 +287,12 @@ class Judge:
             return {**out, **self.explain(claim, evidence, v, shown)}
         return {**out, "error_type": None, "critique": None, "revised": None}
 
-    def _recall(self, key):
+    def _recall(self, key: tuple) -> Any:
         # under the lock: another thread may be evicting from the OrderedDict at this moment
         with self._lock:
             return self._cache.get(key)
 
-    def _remember(self, key, value):
+    def _remember(self, key: tuple, value: Any) -> None:
         with self._lock:
             self._cache[key] = value
             self._cache.move_to_end(key)
@@ -259,7 +300,7 @@ class Judge:
                 self._cache.popitem(last=False)
 
 
-def fence(text, labels=True):
+def fence(text: object, labels: bool = True) -> str:
     """Text from a PDF or a page made unable to change the prompt around it: chat-template control tokens
     ("<|im_start|>system", "<|eot_id|>", "[INST]") are removed, since the prompt is tokenised with special tokens
     on, and the prompts' own field labels ("Claim:", "Revised:") lose their colon, so a passage cannot open a
@@ -274,7 +315,7 @@ _FIELD = re.compile(
 )
 
 
-def signal_features(claim, evidence, p_raw):
+def signal_features(claim: str, evidence: Sequence[Evidence], p_raw: float) -> dict[str, float]:
     """Signals besides the judge's P(Yes): how much of the claim the evidence contains, word for word."""
     found_text = " ".join(e.passage for e in evidence)
     found_words, found_numbers = set(content_words(found_text)), numbers(found_text)
@@ -291,14 +332,14 @@ def signal_features(claim, evidence, p_raw):
     }
 
 
-def sources_text(evidence, shown=None):
-    """The prompt's excerpts: the shared block when there is one, pointing at this claim's best excerpt."""
-    block = shown if shown is not None else evidence
-    if not block:
+def sources_text(evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> str:
+    """The prompt's excerpts (shown), pointing at the claim's best excerpt (the last of its evidence) when another
+    one stands nearest the claim."""
+    if not shown:
         return "(none found)"
-    text = format_sources(block)
-    if evidence and block[-1].passage != evidence[-1].passage:  # the best excerpt is not nearest the claim
-        best = next((i for i, e in enumerate(block, 1) if e.passage == evidence[-1].passage), None)
+    text = format_sources(shown)
+    if evidence and shown[-1].passage != evidence[-1].passage:  # the best excerpt is not nearest the claim
+        best = next((i for i, e in enumerate(shown, 1) if e.passage == evidence[-1].passage), None)
         if best:
             text += f"\n(The excerpt most relevant to the claim is [{best}].)"
     return text

@@ -5,6 +5,7 @@ something else."""
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
 
 from sourcecheck.quantities import STEM_LETTERS, near_stems, stems
 from sourcecheck.text import STOPWORDS
@@ -78,7 +79,7 @@ _CLAUSE = re.compile(r"[,;:()]|\b(?:and|but|while|whereas|although|though|which|
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'’][a-z0-9]+)*", re.IGNORECASE)
 
 
-def negation_conflict(claim, sentence, shared, about):
+def negation_conflict(claim: str, sentence: str, shared: set[str], about: set[str]) -> tuple[str, str, str] | None:
     """One says "not" where the other, about the very same thing, does not: the words a negation governs in
     one ("no significant difference") stand un-negated, side by side, in the other. shared: the claim's stems
     (about) that the sentence has. Returns ("negation", claim's word, source's word) or None."""
@@ -95,11 +96,11 @@ def negation_conflict(claim, sentence, shared, about):
     return None
 
 
-def _is_negation(word):
+def _is_negation(word: str) -> bool:
     return word in NEGATIONS or word.endswith(("n't", "n’t"))
 
 
-def _scopes(text):
+def _scopes(text: str) -> list[tuple[str, list[str]]]:
     """(negation word, the first SCOPE_STEMS content stems after it) for each negation in the text."""
     words = [w.lower() for w in _WORD.findall(text)]
     out = []
@@ -115,7 +116,7 @@ def _scopes(text):
     return out
 
 
-def _stands_plain(scope, text):
+def _stands_plain(scope: Sequence[str], text: str) -> bool:
     """Whether the scope's stems stand within PLAIN_WORDS words of each other in text, no negation in the
     NEGATION_REACH words before them."""
     words = [w.lower() for w in _WORD.findall(text)]
@@ -129,12 +130,12 @@ def _stands_plain(scope, text):
     return False
 
 
-def direction_stated(claim, sentences):
+def direction_stated(claim: str, sentences: Sequence[str]) -> dict[str, int]:
     """{direction word of the claim: the most words around it that a source sentence stating the same word has in
     common with the claim}: a sentence with the opposite word, less close to the claim, is about something else
     (the claim's "more likely for X" is stated; "less likely for Y" next to it is no conflict)."""
     claim_words = {m.group(0).lower(): m.start() for m in _WORD.finditer(claim)}
-    out = {}
+    out: dict[str, int] = {}
     for w in (w for w in claim_words if w in OPPOSITE):
         for sentence in sentences:
             at = next((m.start() for m in _WORD.finditer(sentence) if m.group(0).lower() == w), None)
@@ -146,7 +147,9 @@ def direction_stated(claim, sentences):
     return out
 
 
-def direction_conflict(claim, sentence, stated=None):
+def direction_conflict(
+    claim: str, sentence: str, stated: Mapping[str, int] | None = None
+) -> tuple[str, str, str] | None:
     """A direction word (higher, increased, improves, aligned…) where the source has its opposite, about the same
     thing: DIRECTION_SHARED_WORDS around both in common, and no fewer than around a source sentence that states
     the same word (stated: direction_stated). Returns ("direction", claim's word, source's word) or None."""
@@ -166,14 +169,14 @@ def direction_conflict(claim, sentence, stated=None):
     return None
 
 
-def pairing_conflict(claim, sentence):
+def pairing_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
     """Two direction words crossed over two things: the claim's "high sensitivity but low specificity" where the
     source has "low sensitivity, but high specificity" (both words are in both, so direction_conflict cannot
     see it). Only a full cross counts: one pair reworded ("B lower than A" for "A higher than B") does not.
     Returns (the claim's phrase, the source's) or None."""
     claim_pairs, source_pairs = _pairs(claim), _pairs(sentence)
     for (word, thing), phrase in claim_pairs.items():
-        for rival in sorted(OPPOSITE.get(word, ()) - NOT_PAIRED):
+        for rival in sorted(OPPOSITE[word] - NOT_PAIRED):  # _pairs() keeps only words in OPPOSITE
             if (rival, thing) not in source_pairs or (word, thing) in source_pairs:
                 continue  # tested first: listing the claim's other pairs for each of its pairs was quadratic
             others = [t for (w, t) in claim_pairs if w == rival and t != thing]
@@ -182,17 +185,17 @@ def pairing_conflict(claim, sentence):
     return None
 
 
-def _pairs(text):
+def _pairs(text: str) -> dict[tuple[str, str], str]:
     """{(direction word, stem of the content word right after it): the two words as written}."""
     words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
-    out = {}
+    out: dict[tuple[str, str], str] = {}
     for (w, start, _), (nxt, _, end) in zip(words, words[1:]):
         if w.lower() in OPPOSITE and nxt.lower() not in STOPWORDS and not any(ch.isdigit() for ch in nxt):
             out.setdefault((w.lower(), nxt.lower()[:STEM_LETTERS]), text[start:end])
     return out
 
 
-def swap_conflict(claim, sentence):
+def swap_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
     """The two sides of a comparison swapped: "bacterial isolates showed higher activity than fungal ones" where
     the source has "fungal isolates had higher activity compared with the bacterial isolates". Returns (the
     claim's comparison, the source's) or None."""
@@ -205,7 +208,7 @@ def swap_conflict(claim, sentence):
     return None
 
 
-def _sides(text):
+def _sides(text: str) -> tuple[tuple[str, str], set[str], set[str], str] | None:
     """((comparative word, stem of the thing compared), stems of up to SIDE_WORDS content words before it, of up
     to SIDE_WORDS after "than", the comparison as written) for the text's first comparison of a named thing, or
     None. "More than 50" compares no thing; each side stops at its clause ("…, and …").

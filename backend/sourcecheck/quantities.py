@@ -2,6 +2,7 @@
 and the words around it), when a claimed value is what the source states (rounding allowed), and when a source
 sentence states another value for the same thing."""
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sourcecheck.text import TENS, WORD_NUMBERS, content_words, read_numbers
@@ -73,10 +74,10 @@ class Stated:
     kind: str  # year | percent | count
     before: str  # the lower-cased words just before it (hedges: "about 35,000" is a rounding)
     after: str  # the content word after it (its unit: "instances")
-    near: frozenset = frozenset()  # stems of the words around it: what it is about
+    near: frozenset[str] = frozenset()  # stems of the words around it: what it is about
 
 
-def find_numbers(text):
+def find_numbers(text: str) -> list[Stated]:
     """The numbers a text states (text.read_numbers), with their unit word and the words before and around them."""
     return [
         Stated(
@@ -91,7 +92,7 @@ def find_numbers(text):
     ]
 
 
-def stems(text):
+def stems(text: str) -> set[str]:
     """Content words cut to STEM_LETTERS, numbers left out: "grades" and "grade", "significantly" and
     "significant" meet."""
     return (
@@ -101,18 +102,18 @@ def stems(text):
     )
 
 
-def near_stems(text, start, end):
+def near_stems(text: str, start: int, end: int) -> frozenset[str]:
     """The stems of the words within NEAR characters of text[start:end] (a value, a direction word)."""
     return frozenset(stems(text[max(0, start - NEAR) : start] + " " + text[end : end + NEAR]))
 
 
-def _next_word(text, at):
+def _next_word(text: str, at: int) -> str:
     """The first word after a number, past other numbers ("3.8 ± 1.2 cm", "5 to 15 years"): its unit."""
     words = [w for w in content_words(text[at : at + UNIT_CHARS]) if not any(ch.isdigit() for ch in w)]
     return words[0] if words else ""
 
 
-def same_value(claimed, stated):
+def same_value(claimed: Stated, stated: Stated) -> bool:
     """Whether a claimed number is what the source states, allowing honest rounding ("about 35,000"). Values of
     different kinds (a count and a percent) match only exactly; years only exactly."""
     a, b = claimed.value, stated.value
@@ -125,7 +126,7 @@ def same_value(claimed, stated):
     return abs(a - b) <= tolerance * max(abs(a), abs(b))
 
 
-def unclaimed_numbers(claim_numbers, here):
+def unclaimed_numbers(claim_numbers: Sequence[Stated], here: Sequence[Stated]) -> list[Stated] | None:
     """The numbers of a sentence that state none of the claim's values; None when the claim has several and the
     sentence states none of them (a sentence about another study or sample)."""
     claimed = [any(same_value(c, n) for c in claim_numbers) for n in here]
@@ -134,7 +135,9 @@ def unclaimed_numbers(claim_numbers, here):
     return [n for n, stated in zip(here, claimed) if not stated]
 
 
-def number_conflict(missing, unclaimed, whole):
+def number_conflict(
+    missing: Iterable[Stated], unclaimed: Sequence[Stated] | None, whole: bool
+) -> tuple[str, str, str] | None:
     """A number of the claim that no evidence states, where this sentence states another value for the same
     thing: the same unit, or SAME_THING_WORDS around both values in common (OTHER_UNIT_WORDS for counts of
     different units), or (in a sentence about the whole claim) the only other value of its kind. unclaimed:
@@ -161,7 +164,7 @@ def number_conflict(missing, unclaimed, whole):
     return None
 
 
-def _same_unit(a, b):
+def _same_unit(a: Stated, b: Stated) -> bool:
     """Whether two numbers may count the same thing: percents and years always (their kind is their unit), counts
     when the same word follows both or no word follows one."""
     return a.kind != "count" or not (a.after and b.after and a.after != b.after)

@@ -17,9 +17,10 @@ conflict on the development half, so by default only numbers are swapped; names 
 """
 
 import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from sourcecheck.conflict import Conflict, find_numbers, same_value
+from sourcecheck.conflict import Conflict, EvidenceItem, Stated, find_numbers, same_value
 
 # A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
 # a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (MEASURED.md: a rise
@@ -48,10 +49,10 @@ class Swap:
     source_value: str
     evidence: int  # index of the evidence item whose quote states source_value
     quote: str
-    revised: str
+    revised: str | None  # None when the claim's value was not found to replace
 
 
-def swaps(claim, evidence, names=False):
+def swaps(claim: str, evidence: Sequence[EvidenceItem], names: bool = False) -> list[Swap]:
     """Candidate swaps, most plausible first, at most MAX_SWAPS: each value of the claim that no evidence passage
     states, paired with a value of the same kind that an aligned quote states and the claim does not; with names,
     then each name of the claim no passage states, paired with a name of the same shape an aligned quote states."""
@@ -68,7 +69,7 @@ def swaps(claim, evidence, names=False):
     return out
 
 
-def _candidates(claim, evidence):
+def _candidates(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
     passages = " ".join(e.passage for e in evidence)
     aligned = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]  # evidence is most relevant last
     claim_numbers = find_numbers(claim)
@@ -87,16 +88,16 @@ def _candidates(claim, evidence):
                     yield _swap(c.kind, c.text, s.text, i, evidence[i].quote, claim)
 
 
-def _then(*generators):
+def _then(*generators: Iterable[Swap]) -> Iterator[Swap]:
     for g in generators:
         yield from g
 
 
-def _names(text):
+def _names(text: str) -> set[tuple[str, str]]:
     return {(shape, m.group(0)) for shape, pattern in NAME_SHAPES.items() for m in pattern.finditer(text)}
 
 
-def _name_candidates(claim, evidence):
+def _name_candidates(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
     passages = " ".join(e.passage for e in evidence)
     aligned = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]
     claimed = _names(claim)
@@ -109,7 +110,7 @@ def _name_candidates(claim, evidence):
                     yield _swap("name", name, other, i, evidence[i].quote, claim)
 
 
-def _same_thing(a, b):
+def _same_thing(a: Stated, b: Stated) -> bool:
     """Whether two numbers count the same thing: the same unit word after them ("1,000 replications", "10,000
     replications"), or SHARED_CONTEXT stems around them in common. A source's number about something else, put in
     the sentence, makes it share more words with the excerpts and read better to the judge without being right
@@ -117,17 +118,24 @@ def _same_thing(a, b):
     return bool(a.after and a.after == b.after) or len(a.near & b.near) >= SHARED_CONTEXT
 
 
-def _swap(kind, claim_value, source_value, i, quote, claim):
+def _swap(kind: str, claim_value: str, source_value: str, i: int, quote: str, claim: str) -> Swap:
     pattern = r"(?<![\w.,])" + re.escape(claim_value) + r"(?![\w])"
     revised, n = re.subn(pattern, source_value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
     return Swap(kind, claim_value, source_value, i, quote, revised if n else None)
 
 
-def find_by_reading(claim, evidence, p_before, verify, threshold, names=False):
+def find_by_reading(
+    claim: str,
+    evidence: Sequence[EvidenceItem],
+    p_before: float,
+    verify: Callable[[str], float],
+    threshold: float,
+    names: bool = False,
+) -> tuple[Conflict, str | None] | None:
     """The first swap that the judge finds supported (verify(text) -> calibrated p) with p at least threshold and
     RISE above p_before: a Conflict whose revision is the swapped sentence, or None."""
     for s in swaps(claim, evidence, names):
-        p = verify(s.revised)
+        p = verify(s.revised)  # type: ignore[arg-type]  # swaps() keeps only swaps with a revision
         if p >= threshold and p - p_before >= RISE:
             kind = "number" if s.kind == "count" else s.kind
             return Conflict(kind, s.claim_value, s.source_value, s.evidence, s.quote), s.revised

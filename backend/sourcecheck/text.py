@@ -6,7 +6,9 @@ content words, numbers), which everything else imports; about 60 of its lines ar
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 # Tokens that end with a period but do not end a sentence (lower-cased, without the final period).
 ABBREVIATIONS = {
@@ -109,7 +111,7 @@ class Sentence:
     text: str
     checkable: bool
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "start": self.start,
@@ -128,9 +130,9 @@ class Citation:
     end: int
 
 
-def split_sentences(text):
+def split_sentences(text: str) -> list[Sentence]:
     """Split text into sentences; text[s.start:s.end] == s.text for every one."""
-    sentences = []
+    sentences: list[Sentence] = []
     for seg_start, seg_end, heading in _segments(text):
         for start, end in _split_segment(text, seg_start, seg_end):
             body = text[start:end]
@@ -138,12 +140,12 @@ def split_sentences(text):
     return sentences
 
 
-def sentence_texts(text):
+def sentence_texts(text: str) -> list[str]:
     """The text of each sentence; the text itself when it has none (a run-on from a table, a title)."""
     return [s.text for s in split_sentences(text)] or [text]
 
 
-def is_claim(sentence):
+def is_claim(sentence: str) -> bool:
     """True for a sentence that states something checkable (not a question, greeting or heading)."""
     s = sentence.strip().strip("*_` ")
     words = _WORD.findall(s)
@@ -156,7 +158,7 @@ def is_claim(sentence):
     return bool(content_words(s))  # "That is all.": nothing but function words, nothing to check
 
 
-def _segments(text):
+def _segments(text: str) -> Iterator[tuple[int, int, bool]]:
     """Lines (or soft-wrapped runs of lines) with list markers and heading hashes cut off the front."""
     pos, pending = 0, None
     for line in text.splitlines(keepends=True):
@@ -182,7 +184,7 @@ def _segments(text):
         yield pending
 
 
-def _continues(text, pending, next_start):
+def _continues(text: str, pending: tuple[int, int, bool], next_start: int) -> bool:
     """A line that does not end a sentence, followed by one starting in lower case, is a soft wrap."""
     if pending[2]:
         return False
@@ -195,7 +197,7 @@ def _continues(text, pending, next_start):
     return last not in ".!?:;" and text[next_start : next_start + 1].islower()
 
 
-def _split_segment(text, start, end):
+def _split_segment(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """(start, end) of each sentence of text[start:end], without the spaces around it."""
     seg = text[start:end]
     cuts = []
@@ -216,7 +218,7 @@ def _split_segment(text, start, end):
     return spans
 
 
-def _is_abbreviation(seg, dot):
+def _is_abbreviation(seg: str, dot: int) -> bool:
     r"""Is the period at seg[dot] part of an abbreviation, an initial or a number like 'No. 5'?
 
     The token is the run of word characters and periods before it. Only its last _LONGEST + 1 characters
@@ -227,7 +229,7 @@ def _is_abbreviation(seg, dot):
     while stem_end and seg[stem_end - 1] == ".":  # none in practice: _END never starts just after a period
         stem_end -= 1
     window = max(0, stem_end - _LONGEST - 1)
-    start = _TOKEN_END.search(seg, window, stem_end).start()
+    start = _TOKEN_END.search(seg, window, stem_end).start()  # type: ignore[union-attr]  # [\w.]*\Z always matches
     if start == window and start and _TOKEN_CHAR.match(seg, start - 1):
         return False  # longer than any abbreviation, and no initial
     token = seg[start:dot].lower()
@@ -236,7 +238,7 @@ def _is_abbreviation(seg, dot):
     return len(token) == 1 and token.isalpha() and seg[dot - 1].isupper()  # an initial: "J. Smith"
 
 
-def _trimmed(start, end, text):
+def _trimmed(start: int, end: int, text: str) -> tuple[int, int] | None:
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -244,7 +246,7 @@ def _trimmed(start, end, text):
     return (start, end) if end > start else None
 
 
-def find_citations(sentence):
+def find_citations(sentence: str) -> list[Citation]:
     """Author-year citation markers such as 'Benton (2010)' or '(Benton et al., 2010; Lee 2021)'."""
     found = []
     for m in _first_per_run(_NARRATIVE, _NAME_START_WORD, sentence):
@@ -260,7 +262,7 @@ def find_citations(sentence):
     return sorted(found, key=lambda c: c.start)
 
 
-def _first_per_run(pattern, start, text):
+def _first_per_run(pattern: re.Pattern[str], start: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     """pattern.finditer(text) for a pattern that opens with a name, trying in each run of name characters only
     the first place `start` finds: the name must run to the run's end (a space or a comma follows it), so a
     later start in the same run is followed by the same text and matches only if the first does, and then it
@@ -276,7 +278,7 @@ def _first_per_run(pattern, start, text):
             yield m
 
 
-def content_words(text):
+def content_words(text: str) -> list[str]:
     """Lower-cased words that carry meaning (for lexical search and overlap)."""
     return [w for w in _CONTENT_WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
 
@@ -385,7 +387,7 @@ STOPWORDS = set(
 _NUMBERED_CITATION = re.compile(r"\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]")
 
 
-def citation_spans(sentence):
+def citation_spans(sentence: str) -> list[tuple[int, int]]:
     """The (start, end) of each citation marker strip_citations leaves out: whole '(Benton, 2010)' groups, the
     year of a narrative 'Benton (2010)', numbered markers '[3]'."""
     spans = []
@@ -397,7 +399,7 @@ def citation_spans(sentence):
     return sorted(spans)
 
 
-def strip_citations(sentence):
+def strip_citations(sentence: str) -> str:
     """The sentence without citation markers (citation_spans).
 
     The citation itself is checked by matching the paper; left in, its year or number reads as a value to verify.
@@ -411,7 +413,7 @@ def strip_citations(sentence):
     return re.sub(r"(?<!\s)\s+([.,;:])", r"\1", "".join(out)).strip()
 
 
-def keep_citations(sentence, revised):
+def keep_citations(sentence: str, revised: str) -> str:
     """A revision of the stripped sentence with the sentence's citation markers put back: each after the word it
     followed, where the revision still has that word, else before the revision's final stop."""
     for start, end in reversed(citation_spans(sentence)):
@@ -427,7 +429,7 @@ def keep_citations(sentence, revised):
     return revised
 
 
-def _name_before(sentence, at):
+def _name_before(sentence: str, at: int) -> bool:
     r"""Whether sentence[:at] ends with a name ("Benton", "O'Neil", "et al.") and spaces: what
     `(?:[A-Z][\w'’-]+|al\.)\s*$` finds, read backwards over that word only (searching the whole prefix for
     each "(2010)" was cubic). The word steps back to the previous "(…)" at most, so each character is read once."""

@@ -64,7 +64,7 @@ def test_the_minicheck_prompt_reaches_the_server_whole_and_p_yes_comes_from_logp
         return reply
 
     model._create = recording
-    p, state = Judge(model, calibration={"a": 1.0, "b": 0.0}).p_yes(CLAIM, SPAN)
+    p, state = Judge(model, calibration={"a": 1.0, "b": 0.0}).p_yes(CLAIM, SPAN, SPAN)
     assert 0.0 < p < 1.0 and state is None  # a probability from top_logprobs, not the 0/1 read from the text
     [(msgs, counted)] = sent
     assert msgs[0]["content"].startswith("Determine whether the provided claim is consistent")

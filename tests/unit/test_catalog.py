@@ -123,7 +123,7 @@ def test_the_minicheck_profile_sends_minichecks_own_prompt_and_system_message():
     model.profile = "minicheck"
     model.enqueue({"Yes": 0.7, "No": 0.3})
     judge = Judge(model, calibration=IDENTITY)
-    assert judge.p_yes("The main span is 1,280 meters long.", SPAN)[0] == pytest.approx(0.7)
+    assert judge.p_yes("The main span is 1,280 meters long.", SPAN, SPAN)[0] == pytest.approx(0.7)
     system, user = model.history[0][1]
     assert system["role"] == "system" and system["content"].startswith(
         "Determine whether the provided claim is consistent with the corresponding document."
@@ -141,8 +141,8 @@ def test_the_verify_profile_and_the_critique_prompts_stay_as_they_were():
         model = FakeModel()
         model.profile = profile
         judge = Judge(model, calibration=IDENTITY)
-        judge.p_yes("The main span is 2,000 meters long.", SPAN)
-        judge.critique("The main span is 2,000 meters long.", SPAN)
+        judge.p_yes("The main span is 2,000 meters long.", SPAN, SPAN)
+        judge.critique("The main span is 2,000 meters long.", SPAN, SPAN)
         (_, verify), (_, critique) = model.history
         assert critique[0]["content"] == ours and critique[1]["content"].startswith("Source excerpts:")
         assert (verify[0]["content"] == ours) == (profile == "verify")

@@ -16,7 +16,8 @@ def test_p_yes_from_probabilities_and_the_prompt_puts_the_claim_after_the_source
     model = FakeModel()
     model.enqueue({"Yes": 0.8, "No": 0.2})
     judge = Judge(model, calibration=IDENTITY)
-    assert judge.p_yes("The span is 1,280 m.", [ev("first"), ev("most relevant")])[0] == pytest.approx(0.8)
+    shown = [ev("first"), ev("most relevant")]
+    assert judge.p_yes("The span is 1,280 m.", shown, shown)[0] == pytest.approx(0.8)
     prompt = model.history[0][1][-1]["content"]
     assert prompt.index("[1] first") < prompt.index("[2] most relevant") < prompt.index("Claim: The span is 1,280 m.")
 
@@ -25,7 +26,7 @@ def test_p_yes_from_probabilities_and_the_prompt_puts_the_claim_after_the_source
 def test_p_yes_falls_back_to_the_answer_without_logprobs(text, p):
     model = FakeModel()
     model.enqueue(text)
-    assert Judge(model, calibration=IDENTITY).p_yes("claim here now", [ev("x")]) == (p, None)
+    assert Judge(model, calibration=IDENTITY).p_yes("claim here now", [ev("x")], [ev("x")]) == (p, None)
 
 
 def test_calibration_is_platt_scaling():
@@ -227,7 +228,7 @@ def test_sources_text_points_at_the_best_excerpt_when_it_is_not_last():
     a, b = ev("first passage"), ev("best passage")
     assert "most relevant" not in sources_text([a, b], [a, b])
     assert sources_text([b], [b, a]).endswith("(The excerpt most relevant to the claim is [1].)")
-    assert sources_text([], None) == "(none found)"
+    assert sources_text([], []) == "(none found)"
 
 
 def test_an_unknown_sensitivity_setting_is_a_clear_config_error():

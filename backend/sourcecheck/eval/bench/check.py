@@ -80,7 +80,7 @@ def naive(lib, judge, k):
             Evidence(h.document_id, names[h.document_id], h.page, " ".join(h.text.split()), h.text, h.fused)
             for h in reversed(lib.search(claim, k, None, 4 * k))
         ]
-        found = judge.critique(claim, evidence)  # for every sentence, before the verdict
+        found = judge.critique(claim, evidence, evidence)  # for every sentence, before the verdict
         label = judge.verdict(claim, evidence, critique=False)["label"]  # P(Yes) and the judge's calibration
         yield (
             s.index,
