@@ -92,6 +92,7 @@ function saveHistory(state, tab) {
 }
 
 const lastStates = new Map(); // checkId -> state, to merge re-anchoring reports
+const checkTabs = new Map(); // checkId -> the tab it ran in: only that tab reports its missing marks
 
 // Chromium stops an idle service worker after 30 s; the first verdict of a real model can take
 // longer than that (model load), so an API call every 20 s keeps the worker alive while checking.
@@ -117,6 +118,8 @@ function onCheckPort(port) {
     latestCheckId = msg.checkId;
     lastStates.clear();
     lastStates.set(msg.checkId, state);
+    checkTabs.clear();
+    if (tab) checkTabs.set(msg.checkId, tab);
     const emit = (event) => {
       const problem = M.checkEventProblem(event);
       if (problem) event = { type: "error", error: { code: "request_failed", message: "Unexpected answer from the backend (" + problem + ")." } };
@@ -155,17 +158,22 @@ function onCheckPort(port) {
 }
 
 /** Which sentences of a check the page can no longer find (re-anchoring). A check of an earlier life of this worker
- * (a reloaded page restoring its marks) is found in the kept last check. */
+ * (a reloaded page restoring its marks) is found in the kept last check. Only the tab the check ran in reports for
+ * it: the same page open in another tab (its marks restored from memory) must not move the panel's last check to
+ * that tab nor set its "not on this page" flags. */
 async function marksStatus(msg, sender) {
+  if (!fromPage(sender)) return refused("which marks are missing is reported by the page");
   const state = lastStates.get(msg.checkId);
-  if (state) {
+  const ran = checkTabs.get(msg.checkId);
+  if (state && ran) {
+    if (ran.id !== sender.tab.id) return { ok: true, kept: false };
     const next = Object.assign({}, state, { missing: msg.missing || [] });
     lastStates.set(msg.checkId, next);
-    await saveLastCheck(next, sender.tab);
+    await saveLastCheck(next, ran);
     return { ok: true };
   }
   const { lastCheck } = await B.sessionGet("lastCheck");
-  if (!lastCheck || lastCheck.checkId !== msg.checkId) return { ok: true };
+  if (!lastCheck || lastCheck.checkId !== msg.checkId || lastCheck.tabId !== sender.tab.id) return { ok: true, kept: false };
   const missing = new Set(msg.missing || []);
   const sentences = lastCheck.sentences.map((s) => Object.assign({}, s, { missing: missing.has(s.key) }));
   await B.sessionSet({ lastCheck: Object.assign({}, lastCheck, { sentences }) });

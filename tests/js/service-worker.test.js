@@ -149,3 +149,19 @@ test("two quick evidence clicks open one viewer tab; the next click reuses it", 
   await open(4);
   assert.equal(calls[0][0], "create");
 });
+
+test("only the tab a check ran in reports its missing marks; the same page in another tab changes nothing", async () => {
+  const session = globalThis.chrome.storage.session.data;
+  const sentences = [0, 1].map((i) => ({ index: i, key: "c9:" + i, text: "s" + i, label: "unsupported", missing: false }));
+  session.lastCheck = { checkId: "c9", tabId: 7, url: PAGE, status: "done", sentences };
+  const other = await send({ type: "marks-status", checkId: "c9", missing: ["c9:1"] }, fromPage(PAGE, { id: 8 }));
+  assert.deepEqual(other, { ok: true, kept: false });
+  assert.deepEqual(session.lastCheck.sentences.map((s) => s.missing), [false, false]);
+  assert.equal(session.lastCheck.tabId, 7);
+  const panel = await send({ type: "marks-status", checkId: "c9", missing: ["c9:1"] }, fromPanel);
+  assert.equal(panel.ok, false);
+  assert.deepEqual(session.lastCheck.sentences.map((s) => s.missing), [false, false]);
+  const own = await send({ type: "marks-status", checkId: "c9", missing: ["c9:1"] }, fromPage(PAGE, { id: 7 }));
+  assert.deepEqual(own, { ok: true });
+  assert.deepEqual(session.lastCheck.sentences.map((s) => s.missing), [false, true]);
+});
