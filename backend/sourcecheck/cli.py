@@ -69,7 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("name", nargs="?")
     p = sub.add_parser("eval", help="measure verdict quality on benchmark JSONL files (uniform schema)")
-    p.add_argument("data", nargs="+", help="dev.jsonl files, e.g. ../shared/benchmarks/wice/dev.jsonl")
+    p.add_argument(
+        "data",
+        nargs="+",
+        help="dev.jsonl files, or names of public sets (wice, tofueval, lfqa_verification, factcheck_gpt, summedits, "
+        "faithbench, halueval_summarization): fetched from GitHub at pinned commits into --benchmarks when absent",
+    )
+    p.add_argument(
+        "--benchmarks",
+        help="folder of the fetched public sets (default tmp/benchmarks; python -m sourcecheck.eval.public fetch)",
+    )
     p.add_argument("--limit", type=int, help="records per file, sampled reproducibly (default: all)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--out", default="eval-out", help="folder for results.json, results.md, reliability.png")
@@ -333,7 +342,7 @@ def evaluate(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     from sourcecheck.eval.run import evaluate as run
 
     report = run(
-        args.data,
+        _benchmark_files(args.data, args.benchmarks),
         settings,
         limit=args.limit,
         seed=args.seed,
@@ -355,6 +364,22 @@ def evaluate(args: argparse.Namespace, settings: dict[str, Any]) -> None:
             else ""
         )
     )
+
+
+def _benchmark_files(data: list[str], folder: str | None) -> list[str]:
+    """The files to evaluate: a path as given; a public set's name (eval/public) its fetched dev.jsonl, fetched
+    now (a git checkout at the pinned commit, converted) when it is not there yet."""
+    from pathlib import Path
+
+    from sourcecheck.eval import public
+    from sourcecheck.eval.public.__main__ import DEFAULT_OUT
+
+    out = Path(folder) if folder else DEFAULT_OUT
+    names = [d for d in data if d in public.SETS and not Path(d).exists()]
+    missing = [n for n in names if not (out / n / "dev.jsonl").is_file()]
+    if missing:
+        public.fetch(out, missing, log=lambda line: print(line, file=sys.stderr))
+    return [str(out / d / "dev.jsonl") if d in names else d for d in data]
 
 
 COMMANDS = {

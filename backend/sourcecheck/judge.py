@@ -112,9 +112,7 @@ class Judge:
             {"role": "user", "content": prompt(name).substitute(**fenced).strip()},
         ]
 
-    def p_yes(
-        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
-    ) -> tuple[float, Any]:
+    def p_yes(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> tuple[float, Any]:
         """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
         its hidden state at the answer (None unless read). shown: the excerpts the prompt presents."""
         msgs = self.messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
@@ -263,9 +261,7 @@ class Judge:
         self._remember(key, found)
         return dict(found)
 
-    def revision_holds(
-        self, claim: str, revised: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
-    ) -> bool:
+    def revision_holds(self, claim: str, revised: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> bool:
         """A revision is worth showing when it changes the sentence and its sources support it (one more pass)."""
         if normal(revised) == normal(claim) or find_conflict(revised, evidence):
             return False

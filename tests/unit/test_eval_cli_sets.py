@@ -1,0 +1,30 @@
+"""`sourcecheck eval NAME`: a public set's name (not a file) is its fetched dev.jsonl, fetched first when absent
+(from a local git repository here: the default URL is pointed at it)."""
+
+import json
+
+from sourcecheck import cli
+from sourcecheck.eval.public import git, wice
+from test_public_sets_A import claim, commit, jsonl
+
+
+def test_a_set_name_is_fetched_once_then_read_from_the_benchmarks_folder(tmp_path, monkeypatch):
+    record = {
+        "label": "supported",
+        "supporting_sentences": [],
+        "claim": "C.",
+        "evidence": ["E."],
+        "meta": claim("dev01"),
+    }
+    folder, sha = commit(tmp_path / "wice", {wice.DEV: jsonl([record])})
+    monkeypatch.setattr(wice, "REPOS", [{**wice.REPOS[0], "commit": sha}])
+    urls = []
+    monkeypatch.setattr(git, "default_url", lambda repo: urls.append(repo) or str(folder))
+    out, own = tmp_path / "benchmarks", tmp_path / "mine.jsonl"
+    own.write_text("")
+    files = cli._benchmark_files(["wice", str(own)], str(out))
+    assert files == [str(out / "wice" / "dev.jsonl"), str(own)]
+    assert [json.loads(line)["id"] for line in (out / "wice" / "dev.jsonl").read_text().splitlines()] == ["wice-dev01"]
+    assert urls == [wice.REPO]
+    assert cli._benchmark_files(["wice"], str(out)) == [str(out / "wice" / "dev.jsonl")]  # there now: not fetched again
+    assert urls == [wice.REPO]
