@@ -3,6 +3,7 @@
 
 import json
 
+import pytest
 from sourcecheck import cli
 from sourcecheck.eval.public import git, wice
 from test_public_sets_A import claim, commit, jsonl
@@ -28,3 +29,9 @@ def test_a_set_name_is_fetched_once_then_read_from_the_benchmarks_folder(tmp_pat
     assert urls == [wice.REPO]
     assert cli._benchmark_files(["wice"], str(out)) == [str(out / "wice" / "dev.jsonl")]  # there now: not fetched again
     assert urls == [wice.REPO]
+
+
+def test_without_git_the_fetch_says_what_is_needed(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git on the PATH
+    with pytest.raises(SystemExit, match="needs git"):
+        git.checkout("o/r", "0" * 40, tmp_path / "checkout", url=str(tmp_path))

@@ -18,7 +18,10 @@ def default_url(repo: str) -> str:
 def git(dest: Path, *args: str) -> str:
     # No prompt for credentials: a mistyped or private repository must fail, not wait for a password.
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
-    done = subprocess.run(["git", "-C", str(dest), *args], capture_output=True, text=True, env=env)
+    try:
+        done = subprocess.run(["git", "-C", str(dest), *args], capture_output=True, text=True, env=env)
+    except FileNotFoundError:
+        raise SystemExit("fetching the public sets needs git; install it (e.g. apt-get install git)") from None
     if done.returncode != 0:
         raise subprocess.CalledProcessError(done.returncode, ["git", *args], done.stdout, done.stderr)
     return done.stdout.strip()
