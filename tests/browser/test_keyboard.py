@@ -129,6 +129,11 @@ def test_walk_a_ten_sentence_draft_with_the_keyboard_alone(ext, site, fava_doc, 
     page.keyboard.press("k")
     wait_until(lambda: marks(page).get("active") == [S[5]], what="the card back on the previous mark")
     assert "Contradicted" in card_text(ui) and state(page)["focus"] == "SOURCECHECK-UI"
+    page.keyboard.press("ArrowDown")  # the arrows too, in a card that has the focus
+    wait_until(lambda: marks(page).get("active") == [S[7]], what="the card on the next mark (ArrowDown)")
+    page.keyboard.press("ArrowUp")
+    wait_until(lambda: marks(page).get("active") == [S[5]], what="the card back on the previous mark (ArrowUp)")
+    assert "Contradicted" in card_text(ui) and state(page)["focus"] == "SOURCECHECK-UI"
     apply(5)
 
     # 4. Esc closes a card and leaves its mark.
