@@ -15,7 +15,11 @@ Response level: P(text) = the product over all checked sentences (1 when none is
 
 import math
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
+from typing import Any
+
+import numpy as np
 
 from sourcecheck.eval import metrics
 from sourcecheck.eval.product import settles
@@ -24,12 +28,13 @@ from sourcecheck.eval.records import gold, grounded_items, unpack_state
 # -- aligning labels with our sentences ----------------------------------------------------------
 
 
-def locate(golds, text, sentences):
+def locate(golds: Iterable[str], text: str, sentences: Sequence[Mapping[str, Any]]) -> list[tuple[int, int] | None]:
     """The (start, end) of each labelled sentence in text, or None (see the module docstring)."""
+    spans: list[tuple[int, int] | None]
     spans, cursor = [], 0
     for g in golds:
         g = g.strip()
-        span = None
+        span: tuple[int, int] | None = None
         i = text.find(g, cursor)
         if i < 0:
             i = text.find(g)
@@ -50,9 +55,10 @@ def locate(golds, text, sentences):
     return spans
 
 
-def _fuzzy(g, sentences, min_coverage=0.7):
+def _fuzzy(g: str, sentences: Sequence[Mapping[str, Any]], min_coverage: float = 0.7) -> tuple[int, int] | None:
     """The run of 1-3 of our sentences that contains most of g's characters (in blocks of 4 or more),
     the tightest such run winning; None when no run holds min_coverage of g."""
+    best: tuple[int, int] | None
     best, best_key = None, (min_coverage, 0.0)
     for i in range(len(sentences)):
         for j in range(i, min(i + 3, len(sentences))):
@@ -65,19 +71,21 @@ def _fuzzy(g, sentences, min_coverage=0.7):
     return best
 
 
-def align(golds, text, sentences, verdicts):
+def align(
+    golds: Iterable[str], text: str, sentences: Sequence[Mapping[str, Any]], verdicts: Iterable[Mapping[str, Any]]
+) -> list[tuple[list[int], str | None]]:
     """For each labelled sentence: the indices of our checked sentences that score it ([] = dropped),
     and the reason when dropped ("not_found" or "not_checked")."""
     spans = locate(golds, text, sentences)
     by_index = {s["index"]: s for s in sentences}
     checked = [by_index[v["index"]] for v in verdicts]
-    out = []
+    out: list[tuple[list[int], str | None]] = []
     for span in spans:
         if span is None:
             out.append(([], "not_found"))
             continue
         a, b = span
-        parts = []
+        parts: list[int] = []
         for s in checked:
             overlap = min(b, s["end"]) - max(a, s["start"])
             if overlap > 0 and (overlap >= 0.5 * (s["end"] - s["start"]) or overlap >= 0.5 * (b - a)):
@@ -89,7 +97,12 @@ def align(golds, text, sentences, verdicts):
 # -- from results to scored items ----------------------------------------------------------------
 
 
-def items(record, result, calibrate, threshold):
+def items(
+    record: Mapping[str, Any],
+    result: Mapping[str, Any],
+    calibrate: Callable[..., float],  # (p_raw, features, state); "...": mypy can't infer fitting's lambda
+    threshold: float,
+) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, dict[str, int]]]:
     """Scored units of one record: (view, item) pairs; a view is "sentence", "grounded" or "response"."""
     if result["error"]:
         return [], {}
@@ -108,6 +121,8 @@ def items(record, result, calibrate, threshold):
     }
     if grounded_items(record):
         views["grounded"] = grounded_items(record)
+    out: list[tuple[str, dict[str, Any]]]
+    stats: dict[str, dict[str, int]]
     out, stats = [], {}
     for view, labelled in views.items():
         if not labelled:
@@ -116,7 +131,7 @@ def items(record, result, calibrate, threshold):
             view, {"labelled": 0, "scored": 0, "not_found": 0, "not_checked": 0, "split": 0, "merged": 0}
         )
         aligned = align([x["text"] for x in labelled], record["text"], result["sentences"], result["verdicts"])
-        counts = {}
+        counts: dict[int, int] = {}
         for _, (parts, _) in zip(labelled, aligned):
             for i in parts:
                 counts[i] = counts.get(i, 0) + 1
@@ -128,7 +143,7 @@ def items(record, result, calibrate, threshold):
                 continue
             st["scored"] += 1
             st["split"] += len(parts) > 1
-            unit = {
+            unit: dict[str, Any] = {
                 "record": record["id"],
                 "index": x["index"],
                 "y": x.get("y", gold(x)),
@@ -177,7 +192,7 @@ def items(record, result, calibrate, threshold):
     return out, stats
 
 
-def score_view(units, threshold, response=False):
+def score_view(units: Sequence[Mapping[str, Any]], threshold: float, response: bool = False) -> dict[str, Any]:
     y = [u["y"] for u in units]
     p = [u["p"] for u in units]
     types = [u["error_types"] for u in units]
@@ -193,7 +208,7 @@ def score_view(units, threshold, response=False):
             out.update({f"{k}_best": v for k, v in metrics.precision_recall_f1(y, pred).items()})
             if any(types):
                 out["recall_by_type_best"] = metrics.recall_by_type(y, pred, types)
-        pairs = {}
+        pairs: dict[Any, dict[str, float]] = {}
         for u in units:
             if u.get("pair") is not None:
                 pairs.setdefault(u["pair"], {})[u["variant"]] = u["p"]
@@ -205,6 +220,6 @@ def score_view(units, threshold, response=False):
     return metrics.summarize(y, p, threshold=threshold, types=types)
 
 
-def state_of(verdict):
+def state_of(verdict: Mapping[str, Any]) -> np.ndarray | None:
     """A cached verdict's hidden state, or None."""
     return unpack_state(verdict["state"]) if verdict.get("state") else None

@@ -11,6 +11,9 @@ wrong one is not. Each set is scored by a fit on the *other* sets (leave-one-set
 held-out benchmarks, so a fit that only memorises a set's quirks shows it here.
 """
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 import numpy as np
 
 from sourcecheck.calibration import calibrated
@@ -36,7 +39,12 @@ CONTRADICTION_TYPES = {
 NOT_FOUND_TYPES = {"not_enough_evidence", "Extrinsic Information", "hallucinated_fact_insertion", "Unwanted.Extrinsic"}
 
 
-def units(data, name, calibration, threshold=0.5):
+def units(
+    data: Mapping[str, Sequence[tuple[dict[str, Any], dict[str, Any]]]],
+    name: str,
+    calibration: Mapping[str, Any],
+    threshold: float = 0.5,
+) -> tuple[list[tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]], str]:
     """Per record of the set: (record, result, the scored units of the set's primary view), and that view:
     grounded or sentence where the set labels sentences, else response."""
     out = []
@@ -49,7 +57,12 @@ def units(data, name, calibration, threshold=0.5):
     return [(record, result, [u for v, u in us if v == view]) for record, result, us in out], view
 
 
-def primary(name, data, calibration, threshold=0.5):
+def primary(
+    name: str,
+    data: Mapping[str, Sequence[tuple[dict[str, Any], dict[str, Any]]]],
+    calibration: Mapping[str, Any],
+    threshold: float = 0.5,
+) -> float | None:
     """The set's headline number (docs/quality.md's target table): sentence BA at the threshold where the
     set labels sentences, else the share of pairs ranked right, else text BA by the any-sentence rule."""
     per_record, view = units(data, name, calibration, threshold)
@@ -62,11 +75,15 @@ def primary(name, data, calibration, threshold=0.5):
     return out.get("pairwise_accuracy", out["balanced_accuracy_any"])
 
 
-def score_items(data, names, calibration):
+def score_items(
+    data: Mapping[str, Sequence[tuple[dict[str, Any], dict[str, Any]]]],
+    names: Iterable[str],
+    calibration: Mapping[str, Any],
+) -> list[tuple[dict[str, float], int, float]]:
     """(features, y, weight) rows for the score model from the sets in names."""
-    rows = []
+    rows: list[tuple[dict[str, float], int, float]] = []
     for name in names:
-        mine = []
+        mine: list[tuple[dict[str, float], int]] = []
         per_record, view = units(data, name, calibration)
         for _record, result, us in per_record:
             if view != "response":
@@ -82,14 +99,16 @@ def score_items(data, names, calibration):
     return rows
 
 
-def stance_items(data, names):
+def stance_items(
+    data: Mapping[str, Sequence[tuple[dict[str, Any], dict[str, Any]]]], names: Iterable[str]
+) -> list[tuple[dict[str, float], int, float]]:
     """(features, is_contradiction, weight) rows: wrong sentences whose error type says which kind they are.
 
     A set labelled per text gives its weakest sentence the text's types, though the edit may sit in another
     sentence (and FaithBench's types are the union over annotators): noisier items than sentence labels."""
-    rows = []
+    rows: list[tuple[dict[str, float], int, float]] = []
     for name in names:
-        mine = []
+        mine: list[tuple[dict[str, float], int]] = []
         per_record, view = units(data, name, {"a": 1.0, "b": 0.0})
         for _record, result, us in per_record:
             wrong = [u for u in us if u["y"] == 0]
@@ -105,7 +124,7 @@ def stance_items(data, names):
     return rows
 
 
-def fit_logistic(rows, features):
+def fit_logistic(rows: Iterable[tuple[Mapping[str, float], int, float]], features: Sequence[str]) -> dict[str, Any]:
     X = np.array([[f[n] for n in features] for f, _, _ in rows])
     y = np.array([y for _, y, _ in rows], dtype=float)
     w = np.array([w for _, _, w in rows])
@@ -113,7 +132,12 @@ def fit_logistic(rows, features):
     return {"weights": {n: round(float(c), 4) for n, c in zip(features, coef)}, "bias": round(float(bias), 4)}
 
 
-def fit_score(data, names, rows, rounds=3):
+def fit_score(
+    data: Mapping[str, Sequence[tuple[dict[str, Any], dict[str, Any]]]],
+    names: Iterable[str],
+    rows: Sequence[tuple[Mapping[str, float], int, float]],
+    rounds: int = 3,
+) -> dict[str, Any]:
     """The score model from rows = score_items(data, names, current); the weakest sentence of each wrong
     text is re-chosen with each round's fit."""
     calibration = fit_logistic(rows, SCORE_FEATURES)
@@ -122,19 +146,23 @@ def fit_score(data, names, rows, rounds=3):
     return calibration
 
 
-def conflict_accuracy(rows):
+def conflict_accuracy(rows: Sequence[tuple[Mapping[str, float], int, float]]) -> float | None:
     """Balanced accuracy of "a conflict was found" against "the error type says contradicted"."""
     return metrics.balanced_accuracy([y for _, y, _ in rows], [int(f.get("conflict", 0) > 0) for f, _, _ in rows])
 
 
-def fit_calibration(data, current, threshold=0.5):
+def fit_calibration(
+    data: Mapping[str, Sequence[tuple[dict[str, Any], dict[str, Any]]]],
+    current: Mapping[str, Any],
+    threshold: float = 0.5,
+) -> dict[str, Any] | None:
     """A new calibration.json from all sets, and each set's number under the current calibration vs a fit
     on the other sets. None when the cache lacks the answers the model needs (an older pipeline's)."""
     names = [n for n in data if data[n]]
     has = [v.get("features", {}) for n in names for _, r in data[n] for v in r["verdicts"]]
     if not has or not all(set(SCORE_FEATURES) <= set(f) for f in has):
         return None
-    per_set = {}
+    per_set: dict[str, dict[str, Any]] = {}
     for name in names:
         others = [n for n in names if n != name]
         score_rows = score_items(data, others, current)

@@ -12,9 +12,12 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from sourcecheck.calibration import logit, sigmoid
 from sourcecheck.eval import metrics
@@ -24,9 +27,9 @@ STRENGTHS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # L2 per unit of total (set-bala
 FOLDS = 5
 
 
-def export(predictions, out_dir):
+def export(predictions: str | Path, out_dir: str | Path) -> list[Path]:
     """Features of every sentence-level unit with a state, one .npz per data set; returns the files written."""
-    by_set = {}
+    by_set: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for line in Path(predictions).read_text(encoding="utf-8").splitlines():
         u = json.loads(line)
         if u["view"] in ("sentence", "grounded") and u.get("state"):
@@ -50,17 +53,17 @@ def export(predictions, out_dir):
     return written
 
 
-def load(paths):
+def load(paths: Iterable[str | Path]) -> dict[str, dict[str, np.ndarray]]:
     """{set name: arrays} from features files."""
     return {Path(p).stem: dict(np.load(p)) for p in paths}
 
 
-def design(data):
+def design(data: Mapping[str, np.ndarray]) -> np.ndarray:
     """The head's inputs: the state and logit P(Yes)."""
     return np.column_stack([data["state"].astype(np.float32), logit(data["p_raw"].astype(float))])
 
 
-def fit(sets, strength):
+def fit(sets: Sequence[Mapping[str, np.ndarray]], strength: float) -> dict[str, Any]:
     """A head fitted on these sets (each weighs the same): {"weights", "logit_weight", "bias"} on raw inputs."""
     X = np.vstack([design(d) for d in sets])
     y = np.concatenate([d["y"] for d in sets]).astype(float)
@@ -77,12 +80,12 @@ def fit(sets, strength):
     return {"weights": coef[:-1], "logit_weight": float(coef[-1]), "bias": float(bias - np.dot(coef, mean))}
 
 
-def predict(head, data):
+def predict(head: Mapping[str, Any], data: Mapping[str, np.ndarray]) -> np.ndarray:
     z = data["state"].astype(np.float32) @ head["weights"] + head["logit_weight"] * logit(data["p_raw"].astype(float))
     return sigmoid(z + head["bias"])
 
 
-def grouped_folds(data, folds=FOLDS, seed=0):
+def grouped_folds(data: Mapping[str, np.ndarray], folds: int = FOLDS, seed: int = 0) -> np.ndarray:
     """A fold number per item, whole records kept together (sentences of one answer share their sources)."""
     records = sorted(set(data["record"].tolist()))
     order = np.random.default_rng(seed).permutation(len(records))
@@ -90,28 +93,30 @@ def grouped_folds(data, folds=FOLDS, seed=0):
     return np.array([fold_of[r] for r in data["record"].tolist()])
 
 
-def choose_strength(sets):
+def choose_strength(sets: Sequence[Mapping[str, np.ndarray]]) -> tuple[float, float]:
     """The strength with the best set-balanced AUROC under grouped cross-validation on these sets."""
     folds = [grouped_folds(d) for d in sets]
     best = None
     for strength in STRENGTHS:
-        aurocs = []
+        aurocs: list[float] = []
         for k in range(FOLDS):
             train = [_take(d, f != k) for d, f in zip(sets, folds)]
             head = fit([t for t in train if len(t["y"])], strength)
             for d, f in zip(sets, folds):
                 test = _take(d, f == k)
                 if len(set(test["y"].tolist())) == 2:
-                    aurocs.append(metrics.auroc(test["y"], predict(head, test)))
+                    aurocs.append(metrics.auroc(test["y"], predict(head, test)))  # type: ignore[arg-type]  # 2 classes: a float
         score = float(np.mean(aurocs))
         if best is None or score > best[1]:
             best = (strength, score)
-    return best
+    return best  # type: ignore[return-value]  # STRENGTHS is not empty: best is set
 
 
-def leave_one_set_out(data, calibration, threshold=0.5):
+def leave_one_set_out(
+    data: Mapping[str, Mapping[str, np.ndarray]], calibration: Mapping[str, Any], threshold: float = 0.5
+) -> dict[str, dict[str, Any]]:
     """Per set: P(Yes) calibrated as shipped vs a head fitted on the other sets (AUROC, BA at the threshold)."""
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, d in data.items():
         others = [data[n] for n in data if n != name]
         strength, _ = choose_strength(others)
@@ -132,7 +137,7 @@ def leave_one_set_out(data, calibration, threshold=0.5):
     return out
 
 
-def out_of_fold(data, name, strength):
+def out_of_fold(data: Mapping[str, Mapping[str, np.ndarray]], name: str, strength: float) -> np.ndarray:
     """Predictions for set `name` from heads that never saw its record: grouped folds, the other sets always in."""
     d, folds = data[name], grouped_folds(data[name])
     others = [data[n] for n in data if n != name]
@@ -143,13 +148,13 @@ def out_of_fold(data, name, strength):
     return p
 
 
-def sensitivity(y, p):
+def sensitivity(y: npt.ArrayLike, p: npt.ArrayLike) -> dict[str, float]:
     """Thresholds tuned on the product-shaped development half: relaxed and balanced flag at most 2 % and 10 %
     of true sentences; strict catches 85 % of errors (the issue's recall target), and never less than balanced."""
     y, p = np.asarray(y), np.asarray(p, dtype=float)
     true, wrong = np.sort(p[y == 1]), np.sort(p[y == 0])
 
-    def flagging(share):  # the highest threshold that flags at most this share of true sentences
+    def flagging(share: float) -> float:  # the highest threshold that flags at most this share of true sentences
         k = int(np.floor(share * len(true)))
         return float(true[k]) if k < len(true) else 1.0
 
@@ -160,11 +165,13 @@ def sensitivity(y, p):
     return out
 
 
-def _take(d, mask):
+def _take(d: Mapping[str, np.ndarray], mask: np.ndarray) -> dict[str, np.ndarray]:
     return {k: v[mask] for k, v in d.items()}
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
+    p: argparse.ArgumentParser | np.ndarray  # the parser, then a held-out set's predictions
+    f: argparse.ArgumentParser | Callable[..., str]  # the fit command's parser, then metrics.fmt
     p = argparse.ArgumentParser(prog="python -m sourcecheck.eval.head", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("export", help="features files from an eval run's predictions.jsonl")
@@ -195,7 +202,7 @@ def main(argv=None):
     strength, cv = choose_strength(list(data.values()))
     head = fit(list(data.values()), strength)
     thresholds = sensitivity(data[args.tune]["y"], out_of_fold(data, args.tune, strength)) if args.tune else None
-    held = {}
+    held: dict[str, dict[str, Any]] = {}
     for name in args.hold_out:
         p, y = predict(head, everything[name]), everything[name]["y"]
         held[name] = {

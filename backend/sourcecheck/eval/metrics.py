@@ -6,30 +6,33 @@ A metric that is undefined for the data (one class only, nothing predicted) is N
 """
 
 import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from sourcecheck.calibration import logit, sigmoid
 
 
-def _arrays(*xs):
+def _arrays(*xs: npt.ArrayLike) -> list[np.ndarray]:
     return [np.asarray(x, dtype=float).ravel() for x in xs]
 
 
-def predict(p, threshold):
+def predict(p: npt.ArrayLike, threshold: float) -> np.ndarray:
     """1 (supported) where p >= threshold."""
     (p,) = _arrays(p)
     return (p >= threshold).astype(int)
 
 
-def balanced_accuracy(y, pred):
+def balanced_accuracy(y: npt.ArrayLike, pred: npt.ArrayLike) -> float | None:
     """Mean of the recalls of the classes present (the recall of the only class if there is one)."""
     y, pred = _arrays(y, pred)
     recalls = [float(np.mean(pred[y == c] == c)) for c in (0, 1) if np.any(y == c)]
     return float(np.mean(recalls)) if recalls else None
 
 
-def precision_recall_f1(y, pred):
+def precision_recall_f1(y: npt.ArrayLike, pred: npt.ArrayLike) -> dict[str, float | None]:
     """Precision, recall and F1 of "unsupported" (y == 0)."""
     y, pred = _arrays(y, pred)
     tp = float(np.sum((pred == 0) & (y == 0)))
@@ -43,7 +46,7 @@ def precision_recall_f1(y, pred):
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def ranks(x):
+def ranks(x: npt.ArrayLike) -> np.ndarray:
     """1-based ranks with ties given their average rank."""
     (x,) = _arrays(x)
     order = np.argsort(x, kind="mergesort")
@@ -59,7 +62,7 @@ def ranks(x):
     return r
 
 
-def auroc(y, p):
+def auroc(y: npt.ArrayLike, p: npt.ArrayLike) -> float | None:
     """Area under the ROC curve of p for "supported" (= that of 1 - p for "unsupported").
 
     Mann-Whitney: the chance that a random supported item scores above a random unsupported one,
@@ -73,7 +76,9 @@ def auroc(y, p):
     return float((np.sum(r[y == 1]) - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
-def reliability_bins(y, p, n_bins=10):
+def reliability_bins(
+    y: npt.ArrayLike, p: npt.ArrayLike, n_bins: int = 10
+) -> list[tuple[float, float, int, float, float]]:
     """Equal-width bins of p: [(lo, hi, count, mean p, fraction supported)] for the bins that are not empty.
 
     Bin k holds lo <= p < hi; the last bin also holds p == 1.
@@ -89,7 +94,7 @@ def reliability_bins(y, p, n_bins=10):
     return out
 
 
-def expected_calibration_error(y, p, n_bins=10):
+def expected_calibration_error(y: npt.ArrayLike, p: npt.ArrayLike, n_bins: int = 10) -> float | None:
     """Σ_bins (n_bin / N) · |fraction supported − mean p| over equal-width bins; None without data."""
     y, p = _arrays(y, p)
     if len(y) == 0:
@@ -97,10 +102,12 @@ def expected_calibration_error(y, p, n_bins=10):
     return float(sum(n / len(y) * abs(acc - conf) for _, _, n, conf, acc in reliability_bins(y, p, n_bins)))
 
 
-def recall_by_type(y, pred, types):
+def recall_by_type(
+    y: npt.ArrayLike, pred: npt.ArrayLike, types: Iterable[Iterable[str] | None]
+) -> dict[str, dict[str, float]]:
     """For each error type: {n, recall} = the share of unsupported items of that type flagged unsupported."""
     y, pred = _arrays(y, pred)
-    found = {}
+    found: dict[str, tuple[int, int]] = {}
     for yi, pi, ts in zip(y, pred, types):
         if yi != 0:
             continue
@@ -110,14 +117,21 @@ def recall_by_type(y, pred, types):
     return {t: {"n": n, "recall": hit / n} for t, (n, hit) in sorted(found.items())}
 
 
-def pairwise_accuracy(pairs):
+def pairwise_accuracy(pairs: Sequence[tuple[float, float]]) -> float | None:
     """Share of (p_right, p_wrong) pairs where the wrong text scores lower; a tie counts one half."""
     if not pairs:
         return None
     return float(np.mean([1.0 if w < r else 0.5 if w == r else 0.0 for r, w in pairs]))
 
 
-def bootstrap_interval(y, pred, statistic=None, resamples=1000, level=0.95, seed=0):
+def bootstrap_interval(
+    y: npt.ArrayLike,
+    pred: npt.ArrayLike,
+    statistic: Callable[[np.ndarray, np.ndarray], float | None] | None = None,
+    resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float] | tuple[None, None]:
     """Percentile bootstrap interval of balanced accuracy (or statistic(y, pred)) over resampled items.
 
     Items are resampled independently, so sentences of one answer count as independent: a lower bound
@@ -128,13 +142,14 @@ def bootstrap_interval(y, pred, statistic=None, resamples=1000, level=0.95, seed
     if len(y) < 2:
         return None, None
     rng = np.random.default_rng(seed)
+    values: list[float | None] | list[float]  # then without the Nones
     values = [statistic(y[i], pred[i]) for i in (rng.integers(0, len(y), len(y)) for _ in range(resamples))]
     values = [v for v in values if v is not None]
     lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 
 
-def best_threshold(y, p):
+def best_threshold(y: npt.ArrayLike, p: npt.ArrayLike) -> tuple[float | None, float | None]:
     """The θ maximising balanced accuracy of "supported iff p >= θ", and that accuracy.
 
     Candidates are midpoints between consecutive distinct scores (plus one below and one above all);
@@ -147,13 +162,13 @@ def best_threshold(y, p):
     candidates = np.concatenate([[u[0] - 1e-9], (u[:-1] + u[1:]) / 2, [u[-1] + 1e-9]])
     best_theta, best_ba = None, -1.0
     for theta in candidates:
-        ba = balanced_accuracy(y, predict(p, theta))
+        ba: float = balanced_accuracy(y, predict(p, theta))  # type: ignore[assignment]  # y is not empty
         if ba > best_ba + 1e-12:
             best_theta, best_ba = float(theta), ba
     return best_theta, best_ba
 
 
-def cross_validated_accuracy(y, p, folds=5, seed=0):
+def cross_validated_accuracy(y: npt.ArrayLike, p: npt.ArrayLike, folds: int = 5, seed: int = 0) -> float | None:
     """Balanced accuracy when θ is chosen on the other folds (an honest estimate of best_threshold's)."""
     y, p = _arrays(y, p)
     if len(y) < 2 * folds or len(np.unique(y)) < 2:
@@ -162,11 +177,17 @@ def cross_validated_accuracy(y, p, folds=5, seed=0):
     pred = np.empty(len(y), dtype=int)
     for k in range(folds):
         theta, _ = best_threshold(y[fold != k], p[fold != k])
-        pred[fold == k] = predict(p[fold == k], theta)
+        pred[fold == k] = predict(p[fold == k], theta)  # type: ignore[arg-type]  # each fold trains on items
     return balanced_accuracy(y, pred)
 
 
-def fit_logistic(X, y, weights=None, l2=1e-3, iterations=100):
+def fit_logistic(
+    X: npt.ArrayLike,
+    y: Sequence[float] | np.ndarray,
+    weights: npt.ArrayLike | None = None,
+    l2: float = 1e-3,
+    iterations: int = 100,
+) -> tuple[list[float], float]:
     """Weighted logistic regression by Newton steps: (coefficients, bias) with P(y=1) = σ(X·coef + bias).
 
     A small L2 penalty (on coefficients and bias) keeps them finite when the classes are separable.
@@ -187,18 +208,28 @@ def fit_logistic(X, y, weights=None, l2=1e-3, iterations=100):
     return [float(c) for c in theta[:-1]], float(theta[-1])
 
 
-def fit_platt(p_raw, y, weights=None, l2=1e-3):
+def fit_platt(
+    p_raw: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    weights: npt.ArrayLike | None = None,
+    l2: float = 1e-3,
+) -> tuple[float, float]:
     """Platt scaling: a, b with P(supported) = σ(a · logit(p_raw) + b) (fit_logistic on one feature)."""
     (a,), b = fit_logistic(logit(p_raw)[:, None], y, weights, l2)
     return a, b
 
 
-def summarize(y, p, threshold=0.5, types=None):
+def summarize(
+    y: npt.ArrayLike,
+    p: npt.ArrayLike,
+    threshold: float = 0.5,
+    types: Sequence[Iterable[str] | None] | None = None,
+) -> dict[str, Any]:
     """The standard metric block for one set of items."""
     y, p = _arrays(y, p)
     pred = predict(p, threshold)
     theta, ba_best = best_threshold(y, p)
-    out = {
+    out: dict[str, Any] = {
         "n": int(len(y)),
         "n_supported": int(np.sum(y == 1)),
         "n_unsupported": int(np.sum(y == 0)),
@@ -217,7 +248,7 @@ def summarize(y, p, threshold=0.5, types=None):
     return out
 
 
-def fmt(x, pct=True, digits=1):
+def fmt(x: float | None, pct: bool = True, digits: int = 1) -> str:
     """A number for a table: percent by default; – for None."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"

@@ -15,7 +15,9 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,16 +30,16 @@ RELAXED_TRUE_FLAGGED = 0.05  # relaxed flags at most this share of true sentence
 STRICT_ERRORS_CAUGHT = 0.85  # strict catches at least this share of errors (mean over the sets)
 
 
-def load(paths):
+def load(paths: Iterable[str | Path]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """{set name: (y, logit P(Yes))} from features files (eval/head.py export)."""
-    out = {}
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for path in paths:
         d = np.load(path)
         out[Path(path).stem] = (d["y"].astype(float), logit(d["p_raw"].astype(float)))
     return out
 
 
-def fit(sets):
+def fit(sets: Iterable[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float]:
     """(a, b) of σ(a·x + b) on the weighted log-loss (metrics.fit_logistic): sets equal, classes equal within each."""
     xs, ys, ws = [], [], []
     for y, x in sets:
@@ -50,7 +52,7 @@ def fit(sets):
     return a, b
 
 
-def scores(y, p, threshold=0.5):
+def scores(y: np.ndarray, p: np.ndarray, threshold: float = 0.5) -> dict[str, Any]:
     flagged = p < threshold
     return {
         "n": int(len(y)),
@@ -62,7 +64,7 @@ def scores(y, p, threshold=0.5):
     }
 
 
-def best_threshold(y, x):
+def best_threshold(y: np.ndarray, x: np.ndarray) -> tuple[float, float]:
     """The logit P(Yes) that separates a set's classes best (balanced accuracy): how far apart the sets' best
     thresholds lie says how much one operating point must give up somewhere."""
     cuts = np.unique(x)
@@ -70,23 +72,23 @@ def best_threshold(y, x):
     return float(cuts[int(np.argmax(ba))]), float(max(ba))
 
 
-def leave_one_set_out(data):
+def leave_one_set_out(data: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, dict[str, Any]]:
     """Each set scored under the fit on the other development sets; a held-out half under the fit on all."""
     dev = [n for n in data if not n.endswith(HELD_OUT)]
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, (y, x) in data.items():
         a, b = fit([data[n] for n in dev if n != name])
         out[name] = {**scores(y, sigmoid(a * x + b)), "fit_on": [n for n in dev if n != name]}
     return out
 
 
-def sensitivity(data, a, b):
+def sensitivity(data: Mapping[str, tuple[np.ndarray, np.ndarray]], a: float, b: float) -> dict[str, float]:
     """relaxed and strict around the balanced 0.5: the highest threshold whose mean share of true sentences flagged
     is at most RELAXED_TRUE_FLAGGED, the lowest whose mean share of errors caught is at least STRICT_ERRORS_CAUGHT."""
     dev = [data[n] for n in data if not n.endswith(HELD_OUT)]
     grid = np.round(np.arange(0.01, 1.0, 0.005), 4)
 
-    def mean_share(t, label):
+    def mean_share(t: float, label: int) -> float:
         return np.mean([(sigmoid(a * x + b)[y == label] < t).mean() for y, x in dev if (y == label).any()])
 
     relaxed = max([t for t in grid if t <= 0.5 and mean_share(t, 1) <= RELAXED_TRUE_FLAGGED], default=0.01)
@@ -94,7 +96,7 @@ def sensitivity(data, a, b):
     return {"relaxed": float(relaxed), "balanced": 0.5, "strict": float(strict)}
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m sourcecheck.eval.operating", description=__doc__.split("\n")[0])
     p.add_argument("features", nargs="+", help="features files (.npz), one per set (eval/head.py export)")
     p.add_argument("--out", help="write the fitted calibration here (e.g. backend/sourcecheck/calibration.json)")
@@ -151,7 +153,7 @@ def main(argv=None):
     return 0
 
 
-def _pct(v):
+def _pct(v: float | None) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f}"
 
 

@@ -10,28 +10,30 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
 MANIFEST = ROOT / "tests" / "data" / "fullpapers" / "papers.json"
 DEST = ROOT / "tmp" / "papers"
 
 
-def manifest(path=MANIFEST):
+def manifest(path: str | Path = MANIFEST) -> dict[str, Any]:
     return json.loads(Path(path).read_text())
 
 
-def pdf_path(name, dest=DEST):
+def pdf_path(name: str, dest: str | Path = DEST) -> Path:
     """Where a fetched PDF lives: DEST/<file name> (the names are unique across the packages)."""
     return Path(dest) / name
 
 
-def fetch(dest=DEST, path=MANIFEST, log=print):
+def fetch(dest: str | Path = DEST, path: str | Path = MANIFEST, log: Callable[[str], object] = print) -> list[Path]:
     """Download each package of the manifest (the pinned version, else the archive's current one, whose PDFs must
     still match their sha256), unpack it and copy its listed PDFs into dest; returns the paths."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    out = []
+    out: list[Path] = []
     for pkg in manifest(path)["packages"]:
         wanted = {p["file"]: p["sha256"] for p in pkg["pdfs"]}
         if all(_sha(pdf_path(f, dest)) == s for f, s in wanted.items()):
@@ -55,11 +57,11 @@ def fetch(dest=DEST, path=MANIFEST, log=print):
     return out
 
 
-def _sha(path):
+def _sha(path: str | Path) -> str | None:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest() if Path(path).exists() else None
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sourcecheck.eval.papers")
     parser.add_argument("command", choices=["fetch"])
     parser.add_argument("--dest", default=str(DEST))

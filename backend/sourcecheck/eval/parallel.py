@@ -2,12 +2,18 @@
 its sentences scored one at a time and JUDGE_CONCURRENCY at once. Model-free and quick: the judge is a stub
 OpenAI-compatible server on 127.0.0.1, the library one small PDF with hash embeddings."""
 
+from __future__ import annotations
+
 import http.server
 import json
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: imported where they are used, to keep this module light
+    from sourcecheck.library import Library
 
 # The PDF says the first seven; the stub answers No to the three that say "reportedly", so they get critiques.
 SAID = [
@@ -33,13 +39,13 @@ class StubJudge:
     once (`peak`). Yes (with log-probabilities) unless the claim says "reportedly"; a critique when asked to
     write."""
 
-    def __init__(self, delay):
+    def __init__(self, delay: float) -> None:
         self.delay, self.requests, self.inside, self.peak = delay, 0, 0, 0
         self._lock = threading.Lock()
         stub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 with stub._lock:
                     stub.requests += 1
@@ -57,7 +63,7 @@ class StubJudge:
                 self.end_headers()
                 self.wfile.write(reply)
 
-            def log_message(self, *args):
+            def log_message(self, *args: Any) -> None:
                 pass
 
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -65,7 +71,7 @@ class StubJudge:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
     @staticmethod
-    def reply(body):
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
         claim = body["messages"][-1]["content"].rsplit("Claim:", 1)[-1]
         choice = {"index": 0, "finish_reason": "stop"}
         if body.get("logprobs"):
@@ -80,16 +86,16 @@ class StubJudge:
             choice.update(message={"role": "assistant", "content": CRITIQUE})
         return {"id": "stub", "object": "chat.completion", "created": 0, "model": "stub", "choices": [choice]}
 
-    def reset(self):
+    def reset(self) -> None:
         with self._lock:
             self.requests, self.peak = 0, 0
 
-    def close(self):
+    def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
 
 
-def stub_pdf(folder):
+def stub_pdf(folder: str | Path) -> Path:
     """A one-page PDF that says SAID; its path."""
     import pymupdf
 
@@ -101,7 +107,7 @@ def stub_pdf(folder):
     return path
 
 
-def stub_library(folder):
+def stub_library(folder: str | Path) -> Library:
     """A library of stub_pdf() (hash embeddings: no model)."""
     from sourcecheck.embeddings import HashEmbedding
     from sourcecheck.library import Library
@@ -113,7 +119,7 @@ def stub_library(folder):
     return library
 
 
-def run_check(library, url, concurrent):
+def run_check(library: Library, url: str, concurrent: int) -> list[dict[str, Any]]:
     """The events of one check of TEXT judged by the server at url, with `concurrent` calls at once."""
     from sourcecheck.check import check_text
     from sourcecheck.judge import Judge
@@ -123,13 +129,13 @@ def run_check(library, url, concurrent):
     return list(check_text(TEXT, library, judge))
 
 
-def bench_parallel(r, delay=0.2, concurrent=4):
+def bench_parallel(r: dict[str, Any], delay: float = 0.2, concurrent: int = 4) -> dict[str, Any]:
     """Wall time of the same check one call at a time and `concurrent` at once; r["parallel"]."""
     stub = StubJudge(delay)
     try:
         with tempfile.TemporaryDirectory() as folder:
             library = stub_library(folder)
-            out = {"delay_s": delay, "concurrent": concurrent}
+            out: dict[str, Any] = {"delay_s": delay, "concurrent": concurrent}
             for name, n in (("one_at_a_time", 1), ("at_once", concurrent)):
                 stub.reset()
                 t = time.perf_counter()

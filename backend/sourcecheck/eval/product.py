@@ -3,6 +3,9 @@ and the numbers a user meets: true sentences flagged, errors caught, red marks o
 the passage that settles a sentence is the one shown first.
 """
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import pymupdf
 
 from sourcecheck.eval.papers import pdf_path
@@ -14,7 +17,7 @@ PAGE = pymupdf.Rect(60, 60, 535, 780)
 PRODUCT_SETS = ("chatpdfs", "fullpapers")
 
 
-def paper_pdf(source, paper=None):
+def paper_pdf(source: str, paper: Mapping[str, Any] | None = None) -> bytes:
     """A PDF of one paper the way the set's sources give it ("title\\n\\nabstract"): title, authors, venue and
     year on page 1 with the first half of the abstract, the rest on page 2 (so page numbers are measured)."""
     title, _, abstract = source.partition("\n\n")
@@ -41,7 +44,7 @@ def paper_pdf(source, paper=None):
     return data
 
 
-def papers(record):
+def papers(record: Mapping[str, Any]) -> list[tuple[str, bytes]]:
     """(filename, PDF bytes) for each non-empty source, named by its position: paper3.pdf is sources[2]; a
     full-paper record's PDFs (meta.pdfs) under their own names."""
     if record.get("meta", {}).get("pdfs"):
@@ -54,7 +57,12 @@ def papers(record):
     return out
 
 
-def settles(evidence, label, sources=None, pdfs=None):
+def settles(
+    evidence: Mapping[str, Any],
+    label: Mapping[str, Any],
+    sources: Sequence[str] | None = None,
+    pdfs: Sequence[str] | None = None,
+) -> bool | None:
     """Whether an evidence item ({"filename", "quote"}) is the passage that settles a labelled sentence. sources:
     the record's sources, where one paper can be listed twice (the same abstract under two entries): either counts;
     pdfs: a full-paper record's PDF names, which source_index points into."""
@@ -70,16 +78,16 @@ def settles(evidence, label, sources=None, pdfs=None):
     return len(quote & wanted) >= 0.5 * min(len(quote), len(wanted))
 
 
-def user_view(units, threshold, override=True):
+def user_view(units: Sequence[Mapping[str, Any]], threshold: float, override: bool = True) -> dict[str, Any]:
     """The product numbers for scored units of this set (each unit: y, p, conflict, evidence, label)."""
     true = [u for u in units if u["y"] == 1]
     wrong = [u for u in units if u["y"] == 0]
 
-    def flagged(u):  # a found conflict is red whatever p says (unless a row turns that off)
-        return u["p"] < threshold or (override and u.get("conflict"))
+    def flagged(u: Mapping[str, Any]) -> bool:  # a found conflict is red whatever p says (unless a row turns that off)
+        return u["p"] < threshold or (override and u.get("conflict"))  # type: ignore[return-value]  # a bool
 
-    def red(u):
-        return flagged(u) and u.get("conflict")
+    def red(u: Mapping[str, Any]) -> bool:
+        return flagged(u) and u.get("conflict")  # type: ignore[return-value]  # units carry a bool "conflict"
 
     reds = [u for u in units if red(u)]
     settled = [u for u in units if u.get("settles") is not None]
@@ -105,7 +113,7 @@ def user_view(units, threshold, override=True):
     }
 
 
-def type_right(units, threshold, override=True):
+def type_right(units: Sequence[Mapping[str, Any]], threshold: float, override: bool = True) -> float | None:
     """Of the flagged errors with a card, the share whose card names one of the error's labelled FAVA types."""
     typed = [
         u for u in units if u["y"] == 0 and u.get("card") and (u["p"] < threshold or (override and u.get("conflict")))
@@ -113,12 +121,15 @@ def type_right(units, threshold, override=True):
     return _share(sum(1 for u in typed if u["card"].get("error_type") in u["error_types"]), len(typed))
 
 
-def intervals(units, threshold, n=1000, seed=0):
+def intervals(
+    units: Sequence[Mapping[str, Any]], threshold: float, n: int = 1000, seed: int = 0
+) -> dict[str, tuple[float, float]]:
     """95 % intervals of user_view's shares (and type_right) by a bootstrap over the answers (records): the
     sentences of one answer share a library and a writer, so they are not independent."""
     import numpy as np
 
-    by_record = {}
+    by_record: dict[Any, list[Mapping[str, Any]]] = {}
+    draws: dict[str, list[float]]
     for u in units:
         by_record.setdefault(u["record"], []).append(u)
     records, rng, draws = list(by_record), np.random.default_rng(seed), {}
@@ -131,11 +142,11 @@ def intervals(units, threshold, n=1000, seed=0):
     return {k: (float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))) for k, v in draws.items()}
 
 
-def _share(k, n):
+def _share(k: float, n: int) -> float | None:
     return k / n if n else None
 
 
-def cards(units):
+def cards(units: Sequence[Mapping[str, Any]]) -> dict[str, int] | None:
     """What the cards of flagged sentences say (a run with critiques): the critique written from a found conflict,
     by the model, or the plain fallback when the model's misstated the sources; the revisions shown; and, for
     errors whose label gives both values, how many revisions carry the source's value and drop the sentence's."""
@@ -160,7 +171,7 @@ def cards(units):
     }
 
 
-def _fixes(unit):
+def _fixes(unit: Mapping[str, Any]) -> bool:
     """Whether a revision states the source's value and no longer the sentence's (numbers, else distinctive words)."""
     card = unit["card"]
     revised, claim, source = (set(content_words(card[k])) for k in ("revised", "claim_value", "source_value"))
@@ -168,7 +179,12 @@ def _fixes(unit):
     return has_source and not (claim - source) & revised
 
 
-def ablation(units, calibration, threshold=0.5, sensitivity="balanced"):
+def ablation(
+    units: Sequence[Mapping[str, Any]],
+    calibration: Mapping[str, Any],
+    threshold: float = 0.5,
+    sensitivity: str = "balanced",
+) -> dict[str, dict[str, Any]]:
     """The user numbers of one set under each step: the old verdicts (calibrated P(Yes) at 0.5, red when ≥ 60 %
     of the sentence's words are in its evidence), red for a found conflict, then the tuned threshold."""
     from sourcecheck.calibration import calibrated
@@ -182,7 +198,7 @@ def ablation(units, calibration, threshold=0.5, sensitivity="balanced"):
     }
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Print the ablation table of the product-shaped sets in an eval run's predictions.jsonl."""
     import argparse
     import json
@@ -197,7 +213,7 @@ def main(argv=None):
     p.add_argument("--threshold", type=float, help="the last row's threshold instead of the sensitivity's")
     args = p.parse_args(argv)
     calibration = load()
-    units = {}
+    units: dict[str, list[dict[str, Any]]] = {}
     for line in Path(args.predictions).read_text(encoding="utf-8").splitlines():
         u = json.loads(line)
         if u["view"] == "sentence" and u["dataset"].startswith(PRODUCT_SETS):

@@ -2,19 +2,22 @@
 
 import json
 import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from sourcecheck.eval import metrics
 
 # -- outputs ------------------------------------------------------------------------------------
 
 
-def write_outputs(out, report, predictions):
+def write_outputs(out: Path, report: Mapping[str, Any], predictions: Sequence[Mapping[str, Any]]) -> None:
     (out / "results.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     with open(out / "predictions.jsonl", "w", encoding="utf-8") as f:
         for u in predictions:
             f.write(json.dumps(u, ensure_ascii=False) + "\n")
     (out / "results.md").write_text(markdown(report))
-    curves = []
+    curves: list[tuple[str, Sequence[tuple[float, float, int, float, float]]]] = []
     for name, ds in report["datasets"].items():
         units = [u for u in predictions if u["dataset"] == name and u["view"] == ds["primary"]]
         if units and ds["primary"] != "response":
@@ -29,13 +32,14 @@ def write_outputs(out, report, predictions):
     )
 
 
-def markdown(report):
+def markdown(report: Mapping[str, Any]) -> str:
     """Two tables: sentence level (the primary view of each set) and response level."""
     f = metrics.fmt
 
-    def interval(ci):
+    def interval(ci: Sequence[float | None] | None) -> str:
         return f"[{f(ci[0], digits=0)}–{f(ci[1], digits=0)}]" if ci and ci[0] is not None else ""
 
+    m: Any  # a metric block of the report (JSON-like); None where a set has none
     lines = [
         f"| set | view | N rec | N items (unsup) | BA @{report.get('threshold', 0.5):.4g} [95% CI] "
         "| BA best θ (θ) | BA 5-fold θ "
@@ -124,7 +128,7 @@ def markdown(report):
                 f"{f(r['stance_conflict'])} |"
             )
 
-        def rule(r):
+        def rule(r: Mapping[str, Any] | None) -> str:
             return ", ".join(f"{k} {v:.3f}" for k, v in r["weights"].items()) + f", bias {r['bias']:.3f}" if r else "–"
 
         c = fit["calibration"]
@@ -146,7 +150,13 @@ COLOURS = [
 ]
 
 
-def reliability_png(curves, path, title="Reliability diagram", size=420, dpi=144):
+def reliability_png(
+    curves: Sequence[tuple[str, Sequence[tuple[float, float, int, float, float]]]],
+    path: str | Path,
+    title: str = "Reliability diagram",
+    size: int = 420,
+    dpi: int = 144,
+) -> None:
     """Draw (name, bins) curves — bins as from metrics.reliability_bins — into a PNG with PyMuPDF."""
     import pymupdf
 
@@ -155,7 +165,7 @@ def reliability_png(curves, path, title="Reliability diagram", size=420, dpi=144
     doc = pymupdf.open()
     page = doc.new_page(width=size + 170, height=top + plot + 40 + max(0, legend_h - plot))
 
-    def xy(px, py):
+    def xy(px: float, py: float) -> pymupdf.Point:
         return pymupdf.Point(left + px * plot, top + (1 - py) * plot)
 
     page.insert_text((left, 20), title, fontsize=9)

@@ -6,13 +6,17 @@ raw model scores (and the judge's signals) are cached; labels, calibration and t
 when scoring, so a new calibration.json or THRESHOLD needs no new model run.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import sys
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sourcecheck.calibration import load_head
 from sourcecheck.check import CheckOptions, check_text, collect
@@ -23,6 +27,10 @@ from sourcecheck.eval.product import PRODUCT_SETS, papers, user_view
 from sourcecheck.eval.records import dataset_name, load_records, pack_state, select, usable
 from sourcecheck.eval.report import write_outputs
 from sourcecheck.judge import Judge
+
+if TYPE_CHECKING:  # annotations only: the library and the models are imported where they are used
+    from sourcecheck.chunks import Embed
+    from sourcecheck.llm import Model
 
 # Source files whose changes can change a raw score: part of the cache key.
 FINGERPRINT_FILES = (
@@ -57,7 +65,7 @@ CACHED_ERRORS = ("empty_text", "text_too_long", "empty_library", "prompt_too_lon
 # -- running the pipeline ------------------------------------------------------------------------
 
 
-def fingerprint(settings, options, model, reading=True):
+def fingerprint(settings: Mapping[str, Any], options: CheckOptions, model: Model, reading: bool | str = True) -> str:
     """What a raw score depends on: model, embedding, chunking, retrieval options, prompts and core code."""
     h = hashlib.sha256()
     model_id = {
@@ -92,12 +100,18 @@ def fingerprint(settings, options, model, reading=True):
     return h.hexdigest()[:16]
 
 
-def options_pdfs(record, settings):
+def options_pdfs(record: Mapping[str, Any], settings: Mapping[str, Any]) -> bool:
     """Whether a record's sources are checked as PDFs (the product-shaped sets), else as plain text."""
     return str(record.get("dataset", "")).startswith(PRODUCT_SETS)
 
 
-def run_record(record, judge, embedding_function, settings, options):
+def run_record(
+    record: Mapping[str, Any],
+    judge: Judge,
+    embedding_function: Embed,
+    settings: Mapping[str, Any],
+    options: CheckOptions,
+) -> dict[str, Any]:
     """Check one record through the real pipeline: what the cache keeps for it."""
     from sourcecheck.library import Library
 
@@ -157,9 +171,9 @@ def run_record(record, judge, embedding_function, settings, options):
 class Cache:
     """One JSONL file per data set and fingerprint; a line per finished record, so a crash loses one."""
 
-    def __init__(self, directory, dataset, key):
+    def __init__(self, directory: str | Path, dataset: str, key: str) -> None:
         self.path = Path(directory) / f"{dataset}-{key}.jsonl"
-        self.results = {}
+        self.results: dict[str, dict[str, Any]] = {}
         if self.path.exists():
             for line in self.path.read_text(encoding="utf-8").splitlines():
                 try:
@@ -168,10 +182,10 @@ class Cache:
                     continue  # a line cut short by an interruption
                 self.results[result["id"]] = result
 
-    def get(self, record_id):
+    def get(self, record_id: str) -> dict[str, Any] | None:
         return self.results.get(record_id)
 
-    def put(self, result):
+    def put(self, result: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(result, ensure_ascii=False) + "\n")
@@ -182,21 +196,21 @@ class Cache:
 
 
 def evaluate(
-    paths,
-    settings,
-    limit=None,
-    seed=0,
-    out="eval-out",
-    cache_dir=None,
-    critique=False,
-    decompose=False,
-    model=None,
-    log=None,
-    rescore=None,
-    prompt_evidence="shared",
-    fit=False,
-    reading=True,
-):
+    paths: Iterable[str | Path],
+    settings: Mapping[str, Any],
+    limit: int | None = None,
+    seed: int = 0,
+    out: str | Path = "eval-out",
+    cache_dir: str | Path | None = None,
+    critique: bool = False,
+    decompose: bool = False,
+    model: Model | None = None,
+    log: Callable[[str], object] | None = None,
+    rescore: str | None = None,
+    prompt_evidence: str = "shared",
+    fit: bool = False,
+    reading: Any = True,  # Judge's reading (True, False, "names"); cli.py's lookup of it types as object
+) -> dict[str, Any]:
     """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png
     (and calibration.fitted.json with fit).
 
@@ -228,7 +242,7 @@ def evaluate(
         top_k=settings["TOP_K"], decompose=decompose, critique=critique, prompt_evidence=prompt_evidence, internals=True
     )
     key = rescore or fingerprint(settings, options, model, reading)
-    report = {
+    report: dict[str, Any] = {
         "fingerprint": key,
         "rescored": bool(rescore),
         "settings": {
@@ -242,6 +256,8 @@ def evaluate(
         "calibration": judge.calibration,
         "datasets": {},
     }
+    predictions: list[dict[str, Any]]
+    data: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]
     predictions, data = [], {}
     for path in paths:
         records = load_records(path)
@@ -252,6 +268,7 @@ def evaluate(
             f"{name}: {len(chosen)} of {len(records)} records ({len(records) - sum(map(usable, records))} "
             f"without sources or usable labels)"
         )
+        results: list[tuple[dict[str, Any], dict[str, Any]]]
         results, fresh_s, fresh_n, cached_s, missing = [], 0.0, 0, 0.0, 0
         for n, record in enumerate(chosen, 1):
             result = cache.get(record["id"])
@@ -295,9 +312,18 @@ def evaluate(
     return report
 
 
-def score_dataset(name, results, judge, threshold, predictions):
+def score_dataset(
+    name: str,
+    results: Sequence[tuple[dict[str, Any], dict[str, Any]]],
+    judge: Judge,
+    threshold: float,
+    predictions: list[dict[str, Any]],
+) -> dict[str, Any]:
+    by_view: dict[str, list[dict[str, Any]]]
+    stats: dict[str, dict[str, int]]
     by_view, stats = {}, {}
-    errors = {}
+    errors: dict[str, int] = {}
+    units: list[Any]  # a record's (view, unit) pairs, then a view's units
     for record, result in results:
         if result["error"]:
             errors[result["error"]["code"]] = errors.get(result["error"]["code"], 0) + 1
@@ -309,7 +335,7 @@ def score_dataset(name, results, judge, threshold, predictions):
             agg = stats.setdefault(view, {})
             for k, v in counts.items():
                 agg[k] = agg.get(k, 0) + v
-    ds = {"records": len(results), "errors": errors, "alignment": stats}
+    ds: dict[str, Any] = {"records": len(results), "errors": errors, "alignment": stats}
     for view, units in by_view.items():
         ds[view] = score_view(units, threshold, response=view == "response")
     ds["primary"] = next((v for v in ("grounded", "sentence", "response") if v in by_view), None)

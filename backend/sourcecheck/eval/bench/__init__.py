@@ -8,6 +8,8 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from sourcecheck.eval.bench.check import bench_check
 from sourcecheck.eval.bench.data import WORK, make_pdfs, now
@@ -21,7 +23,7 @@ from sourcecheck.eval.parallel import bench_parallel
 PARTS = ["ingest", "check", "server", "search", "parallel"]
 
 
-def section(name, r, wait_idle, fn, *args):
+def section(name: str, r: dict[str, Any], wait_idle: bool, fn: Callable[..., Any], *args: Any) -> Any:
     """Run one part; record how many cores other processes kept busy meanwhile (0 = a quiet machine)."""
     deadline = now() + 40 * 60
     while wait_idle and now() < deadline:
@@ -45,7 +47,7 @@ def section(name, r, wait_idle, fn, *args):
         (WORK / "results.json").write_text(json.dumps(r, indent=1))
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="*", choices=PARTS, default=PARTS)
     parser.add_argument("--ablation", action="store_true", help="also check without the shared evidence block")
@@ -59,7 +61,7 @@ def main(argv=None):
     from sourcecheck.embeddings import MiniLMEmbedding
     from sourcecheck.library import Library
 
-    r = {"machine": machine(), "load_before": load_average()}
+    r: dict[str, Any] = {"machine": machine(), "load_before": load_average()}
     WORK.mkdir(parents=True, exist_ok=True)  # each part writes results.json there
     started = now()
     print(r["machine"], f"— load average {fmt(r['load_before'], '.2f')}", flush=True)

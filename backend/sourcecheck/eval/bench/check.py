@@ -1,12 +1,23 @@
 """scripts/bench --only check: the answer checked by our pipeline (cold, then warm: the verdict cache) and by a naive
 one (per sentence: its own search, a critique, then the verdict), on the real model."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
 from sourcecheck.config import load_settings
 from sourcecheck.eval.bench.data import ANSWER, TEXT, WORK, now
 from sourcecheck.eval.bench.host import cpu_seconds, others_cores_between
 
+if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported where they are used
+    from sourcecheck.check import CheckOptions
+    from sourcecheck.judge import Judge
+    from sourcecheck.library import Library
+    from sourcecheck.llm import Model
 
-def bench_check(lib, r, ablation=False):
+
+def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None:
     from sourcecheck.calibration import load_head
     from sourcecheck.check import CheckOptions, check_text
     from sourcecheck.judge import Judge
@@ -20,13 +31,16 @@ def bench_check(lib, r, ablation=False):
     r["model"], r["model_load_s"] = model.name, now() - t
     counts = count_tokens(model)
 
-    def judge():
+    def judge() -> Judge:
         return Judge(model, head=load_head(), sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
 
-    def run(name, pipeline, j):
+    def run(name: str, pipeline: Callable[[Judge], Iterable[tuple[int, str]]], j: Judge) -> None:
         # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
         model.choose(j.messages("verify", sources="(none found)", claim="Warm-up."), ("Yes", "No"))
         counts.update(prompt=0, written=0)
+        first: float | None
+        verdicts: float | None
+        labels: dict[int, str] | list[str]  # by sentence index, then in order
         start, t0, first, verdicts, labels = cpu_seconds(), now(), None, None, {}
         for index, label in pipeline(j):  # a sentence may come twice: scored, then with its critique
             first = first or now() - t0
@@ -49,8 +63,8 @@ def bench_check(lib, r, ablation=False):
             flush=True,
         )
 
-    def ours(options):
-        def pipeline(j):
+    def ours(options: CheckOptions) -> Callable[[Judge], Iterator[tuple[int, str]]]:
+        def pipeline(j: Judge) -> Iterator[tuple[int, str]]:
             for event in check_text(TEXT, lib, j, options=options):
                 if event["type"] == "verdict":
                     yield event["index"], event["label"]
@@ -65,7 +79,7 @@ def bench_check(lib, r, ablation=False):
     run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())
 
 
-def naive(lib, judge, k):
+def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
     """Per sentence: its own search, its top-k full chunks, a critique, then the verdict (Factored Verification)."""
     from sourcecheck.cards import CONTRADICTING
     from sourcecheck.evidence import Evidence
@@ -90,7 +104,7 @@ def naive(lib, judge, k):
         )
 
 
-def count_tokens(model):
+def count_tokens(model: Model) -> dict[str, int]:
     """Count the tokens llama.cpp evaluates: prompt tokens (read in batches) and written ones (one at a time)."""
     counts = {"prompt": 0, "written": 0}
     if not hasattr(model, "load"):  # not llama.cpp (SOURCECHECK_BACKEND=fake: a smoke test of this script)
@@ -98,7 +112,7 @@ def count_tokens(model):
     llm = model.load()
     evaluate = llm.eval
 
-    def counting(tokens):
+    def counting(tokens: Sequence[int]) -> Any:
         counts["prompt" if len(tokens) > 1 else "written"] += len(tokens)
         return evaluate(tokens)
 

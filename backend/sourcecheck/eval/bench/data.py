@@ -51,11 +51,11 @@ ANSWER = [
 TEXT = " ".join(s for s, _ in ANSWER)
 
 
-def now():
+def now() -> float:
     return time.perf_counter()
 
 
-def make_pdfs(fave=FAVE):
+def make_pdfs(fave: str | Path = FAVE) -> list[Path]:
     """The library: ~300 pages of real abstracts, two per page, one PDF per FAVE query."""
     import pymupdf
 

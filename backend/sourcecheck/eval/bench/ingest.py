@@ -1,13 +1,22 @@
 """scripts/bench --only ingest: the library's PDFs ingested as the server does, against the embedding-only bound,
 the folder ingest of the CLI, and the common LangChain recipe."""
 
+from __future__ import annotations
+
 import shutil
 import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sourcecheck.eval.bench.data import WORK, now
 
+if TYPE_CHECKING:  # annotations only: the library is imported where it is used
+    from sourcecheck.chunks import Embed
+    from sourcecheck.library import Library
 
-def bench_ingest(pdfs, emb, r):
+
+def bench_ingest(pdfs: Sequence[Path], emb: Embed, r: dict[str, Any]) -> Library:
     from sourcecheck.library import Library
 
     index = WORK / "index"
@@ -30,19 +39,19 @@ def bench_ingest(pdfs, emb, r):
     return lib
 
 
-def chunk_texts(lib):
+def chunk_texts(lib: Library) -> list[str]:
     """The text of every chunk in the library's index."""
     with lib.chunks.lock:
         return lib.chunks.collection.get(include=["documents"])["documents"]
 
 
-def ingest_folder(pdfs, emb):
+def ingest_folder(pdfs: Sequence[Path], emb: Embed) -> dict[str, float]:
     """What `sourcecheck ingest DIR` does (the PDF reader in its own process, the next PDF read while this one is
     embedded) against the same files one by one with the same reader; a fresh library each."""
     from sourcecheck.library import Library
     from sourcecheck.parser import IsolatedParser
 
-    out = {}
+    out: dict[str, float] = {}
     for name in ("one_by_one", "read_ahead"):
         index = WORK / f"index-{name}"
         shutil.rmtree(index, ignore_errors=True)
@@ -62,7 +71,7 @@ def ingest_folder(pdfs, emb):
     return out
 
 
-def ingest_langchain(pdfs):
+def ingest_langchain(pdfs: Sequence[Path]) -> tuple[float | None, str]:
     """The common recipe: PyPDFLoader + RecursiveCharacterTextSplitter + Chroma + HuggingFaceEmbeddings."""
     try:
         warnings.filterwarnings("ignore")

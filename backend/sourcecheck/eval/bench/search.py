@@ -1,20 +1,28 @@
 """scripts/bench --only search: hybrid search at 100k chunks (a synthetic library, built once and kept), against
 Chroma's dense search alone, and the first search of a new process."""
 
+from __future__ import annotations
+
 import json
 import shutil
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sourcecheck.eval.bench.data import ANSWER, FAVE, SEARCH_CHUNKS, WORK, now
 
+if TYPE_CHECKING:  # annotations only: the library is imported where it is used
+    from sourcecheck.chunks import Embed
+    from sourcecheck.library import Library
+
 BATCH, DOCUMENT_CHUNKS = 5000, 40  # chunks written per call; chunks of one synthetic document
 
 
-def bench_search(emb, r):
+def bench_search(emb: Embed, r: dict[str, Any]) -> None:
     from sourcecheck.library import Library
 
     path, done = WORK / "search100k", WORK / "search100k" / "done-records"  # records came with the lexical file
@@ -46,7 +54,7 @@ def bench_search(emb, r):
     r["search_dense_ms"] = 1000 * float(np.median(dense))
 
 
-def build(lib, path):
+def build(lib: Library, path: Path) -> None:
     """SEARCH_CHUNKS chunks written straight into the library's index: random unit vectors, texts drawn from the
     abstracts' words, DOCUMENT_CHUNKS to a document; each document recorded as ready text, without a PDF (read
     when the library is opened again)."""
@@ -59,7 +67,7 @@ def build(lib, path):
         vectors = rng.standard_normal((BATCH, 384)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         texts = [" ".join(row) for row in rng.choice(words, (BATCH, 120))]
-        metadatas = [
+        metadatas: list[dict[str, Any]] = [
             {"document_id": f"d{(b + i) // DOCUMENT_CHUNKS}", "page": 1, "start": 0, "end": 1} for i in range(BATCH)
         ]
         lib.chunks.write([f"c{b + i}" for i in range(BATCH)], texts, vectors, metadatas)
@@ -69,7 +77,7 @@ def build(lib, path):
             records.put(record)
 
 
-def dense_search(lib, vector, candidates=20):
+def dense_search(lib: Library, vector: np.ndarray, candidates: int = 20) -> Any:
     """Chroma's dense search alone for one query vector (what hybrid search adds to: the baseline)."""
     with lib.chunks.lock:
         return lib.chunks.collection.query(
@@ -77,7 +85,7 @@ def dense_search(lib, vector, candidates=20):
         )
 
 
-def cold_search(path):
+def cold_search(path: Path) -> dict[str, float]:
     """A new process opens the library and searches once, then again: what the first check after a start
     waits for. The embedding model is loaded and run once before the clock starts (its load is the server's
     warm-up, not the library's); the OS file cache is as the build left it."""

@@ -8,12 +8,15 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 from sourcecheck.eval.bench.data import ANSWER, FAVE, WORK, now
 from sourcecheck.eval.bench.host import rss_mb
 
 
-def bench_server(pdf, r):
+def bench_server(pdf: Path, r: dict[str, Any]) -> None:
     import httpx
 
     index = WORK / "server-index"
@@ -62,7 +65,7 @@ def bench_server(pdf, r):
         proc.wait(timeout=20)
 
 
-def user_claims(count, fave=FAVE, query=17):
+def user_claims(count: int, fave: str | Path = FAVE, query: int = 17) -> list[str]:
     """`count` different sentences from the abstracts of the query whose PDF the server holds, in order: checks
     made of different sentences read different evidence, as different users' checks do."""
     from sourcecheck.text import split_sentences
@@ -74,10 +77,13 @@ def user_claims(count, fave=FAVE, query=17):
     return claims[:count]
 
 
-def stream_check(api, auth, text, t0):
+def stream_check(api: str, auth: Mapping[str, str], text: str, t0: float) -> dict[str, Any]:
     """Seconds from t0 to the first verdict, to the last first-verdict of a sentence, and to the summary."""
     import httpx
 
+    first: float | None
+    verdicts: float | None
+    seen: set[int]
     first, verdicts, seen = None, None, set()
     with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth, timeout=900) as resp:
         for line in resp.iter_lines():
@@ -91,17 +97,20 @@ def stream_check(api, auth, text, t0):
     raise RuntimeError("the stream ended without a summary")
 
 
-def bench_users(api, auth, users=4, rounds=2, per_check=3):
+def bench_users(
+    api: str, auth: Mapping[str, str], users: int = 4, rounds: int = 2, per_check: int = 3
+) -> dict[str, dict[str, Any]]:
     """One user, then `users` at once, each running `rounds` checks of `per_check` sentences in a row (real model).
     Throughput is verdicts per minute over the whole wall time; latencies are per check, from its request."""
     from concurrent.futures import ThreadPoolExecutor
 
     claims = user_claims((1 + users) * rounds * per_check)
 
-    def text(check):  # every check its own sentences: none answered from the cache, none sharing its evidence
+    # every check its own sentences: none answered from the cache, none sharing its evidence
+    def text(check: int) -> str:
         return " ".join(claims[check * per_check : (check + 1) * per_check])
 
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for n, first_check in ((1, 0), (users, rounds)):
         t = now()
         with ThreadPoolExecutor(n) as pool:

@@ -1,6 +1,8 @@
 """The bench's results as one table: measure, measured, target, met."""
 
 import os
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -9,10 +11,10 @@ from sourcecheck.eval.bench.host import fmt
 from sourcecheck.eval.bench.targets import target
 
 
-def rows(r):
-    out = []
+def rows(r: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
+    out: list[tuple[str, str, str, str]] = []
 
-    def row(name, value, target="", met=None):
+    def row(name: str, value: str, target: str = "", met: bool | None = None) -> None:
         out.append((name, value, target, "" if met is None else ("yes" if met else "NO")))
 
     if "ours" in r:
@@ -139,7 +141,7 @@ def rows(r):
     return out
 
 
-def print_table(r):
+def print_table(r: Mapping[str, Any]) -> None:
     table = [("measure", "measured", "target", "met")] + rows(r)
     widths = [max(len(t[i]) for t in table) for i in range(4)]
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(t, widths)) + " |" for t in table]
@@ -147,5 +149,5 @@ def print_table(r):
     print("\n".join(lines))
 
 
-def p95(values):
+def p95(values: Sequence[float]) -> float:
     return float(np.percentile(values, 95))
