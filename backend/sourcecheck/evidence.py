@@ -132,12 +132,14 @@ def _rank(claim: str, hits: Sequence[Hit], similarity: Similarity | None) -> lis
     found = [(_stems(s), numbers(s)) for part in parts for s in part.sentences]
     weight = _rarity([words for words, _ in found], claim_words)
     top = max(weight.values(), default=1.0)
-    total = sum(weight.values()) + top * len(claim_numbers) or 1.0
+    # fsum: exact whatever the order, and a set's order changes with the process (hash seed): a plain sum differed in
+    # the last digit between runs, which could change a quote on an exact tie
+    total = math.fsum(weight.values()) + top * len(claim_numbers) or 1.0
 
     def coverage(
         words: set[str], nums: set[str]
     ) -> float:  # the share of the claim's rare words and numbers a sentence has
-        return (sum(weight[w] for w in claim_words & words) + top * len(claim_numbers & nums)) / total
+        return (math.fsum(weight[w] for w in claim_words & words) + top * len(claim_numbers & nums)) / total
 
     def match(s: str) -> float:
         if similarity is None or s not in similarity:
@@ -298,7 +300,7 @@ def aligned(claim: str, evidence: Sequence[Evidence], budget_words: int = ALIGNE
     def gain(
         c: tuple[int, int, str, set[str], set[str]],
     ) -> tuple[float, int, int]:  # ties go to the more relevant item (later in evidence), then to the earlier sentence
-        return (sum(weight[w] for w in words_left & c[3]) + top * len(numbers_left & c[4]), c[0], -c[1])
+        return (math.fsum(weight[w] for w in words_left & c[3]) + top * len(numbers_left & c[4]), c[0], -c[1])
 
     while True:
         left = [c for c in candidates if (c[0], c[1]) not in chosen and spent + len(c[2].split()) <= budget_words]

@@ -1,3 +1,7 @@
+import os
+import subprocess
+import sys
+
 from sourcecheck.conflict import find_conflict
 from sourcecheck.evidence import (
     Evidence,
@@ -196,3 +200,33 @@ def test_a_line_with_a_number_and_a_chunks_last_line_can_be_the_quote():
     assert "FAVA 81.3" in quote  # a table row: a line without a full stop, but with numbers
     cut = Hit("c", "d1", 3, 0, 100, "Heat shortened grain filling.\nUnder drought the reserves of the stem were", 0.5)
     assert select_evidence("drought reserves stem", [cut], {"d1": "a.pdf"})[0].quote.startswith("Under drought")
+
+
+def test_evidence_scores_are_the_same_in_every_process():
+    """Words are sets, whose order changes with the hash seed: the scores must not (a plain sum differed in the last
+    digit between processes, which could change a quote on an exact tie)."""
+    code = """
+from sourcecheck.evidence import select_evidence
+from sourcecheck.search import Hit
+claim = ("The mobilization of glacial meltwater increased sediment fluxes across twelve Patagonian fjords during "
+         "austral summers, altering benthic foraminifera assemblages and phytoplankton blooms.")
+texts = [
+    "Glacial meltwater mobilization in Patagonian fjords raised sediment fluxes. Benthic foraminifera shifted.",
+    "Phytoplankton blooms in austral summers followed meltwater pulses across fjords. Sediment cores were dated.",
+    "Twelve fjords were sampled; foraminifera and phytoplankton counts differed between summers and winters.",
+    "Sediment fluxes were measured with traps moored in the fjords during the austral summer of 2019.",
+]
+hits = [Hit(f"c{i}", "d", i + 1, 0, len(t), t, 0.5 + 0.01 * i) for i, t in enumerate(texts)]
+print(repr([e.relevance for e in select_evidence(claim, hits, {"d": "a.pdf"}, k=4)]))
+"""
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(8)
+    }
+    assert len(outputs) == 1, outputs
