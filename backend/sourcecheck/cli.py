@@ -375,8 +375,8 @@ def _benchmark_files(data: list[str], folder: str | None) -> list[str]:
     from sourcecheck.eval.public.__main__ import DEFAULT_OUT
 
     out = Path(folder) if folder else DEFAULT_OUT
-    names = [d for d in data if d in public.SETS and not Path(d).exists()]
-    missing = [n for n in names if not (out / n / "dev.jsonl").is_file()]
+    names = [d for d in data if d in public.SETS and not Path(d).is_file()]
+    missing = [n for n in names if not public.current(out, n)]  # absent, or converted from other pinned commits
     if missing:
         public.fetch(out, missing, log=lambda line: print(line, file=sys.stderr))
     return [str(out / d / "dev.jsonl") if d in names else d for d in data]

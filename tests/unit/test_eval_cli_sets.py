@@ -2,6 +2,7 @@
 (from a local git repository here: the default URL is pointed at it)."""
 
 import json
+import subprocess
 
 import pytest
 from sourcecheck import cli
@@ -29,6 +30,17 @@ def test_a_set_name_is_fetched_once_then_read_from_the_benchmarks_folder(tmp_pat
     assert urls == [wice.REPO]
     assert cli._benchmark_files(["wice"], str(out)) == [str(out / "wice" / "dev.jsonl")]  # there now: not fetched again
     assert urls == [wice.REPO]
+
+    # a new pinned commit: the set converted from the old one is fetched again
+    record["claim"] = "D."
+    (folder / wice.DEV).write_text(jsonl([record]))
+    run = ["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run([*run, "commit", "-qam", "2"], check=True)
+    newer = subprocess.run([*run, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    monkeypatch.setattr(wice, "REPOS", [{**wice.REPOS[0], "commit": newer}])
+    cli._benchmark_files(["wice"], str(out))
+    assert urls == [wice.REPO, wice.REPO]
+    assert json.loads((out / "wice" / "dev.jsonl").read_text())["text"] == "D."
 
 
 def test_without_git_the_fetch_says_what_is_needed(tmp_path, monkeypatch):

@@ -37,6 +37,12 @@ def fetch(tmp_path, monkeypatch, mod, repos):
     name = mod.__name__.rsplit(".", 1)[1]
     paths = public.fetch(tmp_path / "out", [name], sources, log=lambda message: None)
     assert paths == {name: tmp_path / "out" / name / "dev.jsonl"}
+    # only the development portion stays: no checkout (whole files, held-out records and all) is left behind
+    assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*")) == [
+        name,
+        f"{name}/SOURCE.md",
+        f"{name}/dev.jsonl",
+    ]
     return [json.loads(line) for line in paths[name].read_text(encoding="utf-8").splitlines()]
 
 
@@ -341,7 +347,7 @@ def test_checkout_fetches_the_pinned_commit_reuses_it_and_names_an_unknown_commi
     real = git.git
     monkeypatch.setattr(git, "git", lambda d, *args: calls.append(args) or real(d, *args))
     assert git.checkout("o/r", first, dest, url=str(src), paths=["data/a.txt"]) == dest
-    assert all(args[0] == "rev-parse" for args in calls)  # reused: nothing fetched
+    assert calls and all(args[0] == "rev-parse" for args in calls)  # reused: nothing fetched
 
     unknown = "0123456789abcdef0123456789abcdef01234567"
     with pytest.raises(SystemExit) as e:

@@ -93,7 +93,7 @@ def test_summedits_refuses_items_without_a_split(tmp_path):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         item = {k: v for k, v in edit("x_og", 1, "evaluation", "s").items() if k != "split"}
         (tmp_path / path).write_text(json.dumps([item]), encoding="utf-8")
-    with pytest.raises(ValueError, match="split"):
+    with pytest.raises(SystemExit, match="split"):
         summedits.convert({summedits.REPO: tmp_path})
 
 
@@ -231,5 +231,5 @@ def test_halueval_fails_clearly_when_the_file_is_short(tmp_path):
     path = tmp_path / halueval_summarization.PATH
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"document": "d", "right_summary": "r", "hallucinated_summary": "h"}) + "\n")
-    with pytest.raises(ValueError, match="expected 20"):
+    with pytest.raises(SystemExit, match="expected 20"):
         halueval_summarization.convert({halueval_summarization.REPO: tmp_path})

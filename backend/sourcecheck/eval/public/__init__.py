@@ -9,6 +9,7 @@ SELECTION (the rule that keeps the dev side) and convert(roots) -> the dev recor
 
 import importlib
 import json
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -34,10 +35,6 @@ def module(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
-def checkout_dir(out: Path, repo: str) -> Path:
-    return out / "repos" / repo.replace("/", "__")
-
-
 def source_md(name: str, mod: ModuleType, count: int) -> str:
     repos = "; ".join(
         f"https://github.com/{r['repo']} at commit {r['commit']} (licence: {r['licence']}), files "
@@ -52,15 +49,32 @@ def source_md(name: str, mod: ModuleType, count: int) -> str:
     )
 
 
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)  # a run that fails half-way leaves no half-written file
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write(folder: Path, name: str, mod: ModuleType, records: list[dict[str, Any]]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "dev.jsonl"
+    # SOURCE.md first: a dev.jsonl is taken as current only when the SOURCE.md beside it names its pinned commits.
+    _write(folder / "SOURCE.md", source_md(name, mod, len(records)))
     # The byte format of the shared dev.jsonl files: default separators, non-ASCII kept, one record per line.
-    tmp = path.with_suffix(".jsonl.part")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    tmp.replace(path)  # a run that fails half-way leaves no half-written dev.jsonl
-    (folder / "SOURCE.md").write_text(source_md(name, mod, len(records)), encoding="utf-8")
+    _write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     return path
+
+
+def current(out: Path, name: str) -> bool:
+    """Whether OUT/<name>/dev.jsonl was converted from the commits the set pins now (its SOURCE.md names them)."""
+    source = Path(out) / name / "SOURCE.md"
+    if not (Path(out) / name / "dev.jsonl").is_file() or not source.is_file():
+        return False
+    text = source.read_text(encoding="utf-8")
+    return all(f"commit {r['commit']}" in text for r in module(name).REPOS)
 
 
 def fetch(
@@ -80,13 +94,16 @@ def fetch(
         log(f"--source {repo}: no set being fetched uses that repository")
     written = {}
     for name, mod in mods.items():
-        roots = {}
-        for spec in mod.REPOS:
-            repo, commit = spec["repo"], spec["commit"]
-            log(f"{name}: {repo} @ {commit[:12]}")
-            dest = checkout_dir(out, repo)
-            roots[repo] = git.checkout(repo, commit, dest, url=sources.get(repo), paths=mod.FILES.get(repo))
-        records = mod.convert(roots)
+        # The checkouts hold the held-out records too (a repository's files are whole): they live in a temporary
+        # folder only while the set converts, and only the development portion is written.
+        with tempfile.TemporaryDirectory(prefix=f"sourcecheck-{name}-") as tmp:
+            roots = {}
+            for spec in mod.REPOS:
+                repo, commit = spec["repo"], spec["commit"]
+                log(f"{name}: {repo} @ {commit[:12]}")
+                dest = Path(tmp) / repo.replace("/", "__")
+                roots[repo] = git.checkout(repo, commit, dest, url=sources.get(repo), paths=mod.FILES.get(repo))
+            records = mod.convert(roots)
         written[name] = write(out / name, name, mod, records)
         log(f"{name}: {len(records)} records -> {written[name]}")
     return written

@@ -5,10 +5,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from sourcecheck.config import checkout_root, user_data_dir
 from sourcecheck.eval import public
 
-# backend/sourcecheck/eval/public/__main__.py -> the repository root; tmp/ is git-ignored there.
-DEFAULT_OUT = Path(__file__).resolve().parents[4] / "tmp" / "benchmarks"
+# A checkout's tmp/ (git-ignored), else the per-user data folder (an installed package's site-packages is no place).
+_ROOT = checkout_root()
+DEFAULT_OUT = _ROOT / "tmp" / "benchmarks" if _ROOT else user_data_dir() / "benchmarks"
 
 
 def source(text: str) -> tuple[str, str]:

@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
+GIT_TIMEOUT_S = 900  # one git step; the largest file fetched (HaluEval's) is 47 MB
+
+
 def default_url(repo: str) -> str:
     return f"https://github.com/{repo}"
 
@@ -19,9 +22,13 @@ def git(dest: Path, *args: str) -> str:
     # No prompt for credentials: a mistyped or private repository must fail, not wait for a password.
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
     try:
-        done = subprocess.run(["git", "-C", str(dest), *args], capture_output=True, text=True, env=env)
+        done = subprocess.run(
+            ["git", "-C", str(dest), *args], capture_output=True, text=True, env=env, timeout=GIT_TIMEOUT_S
+        )
     except FileNotFoundError:
         raise SystemExit("fetching the public sets needs git; install it (e.g. apt-get install git)") from None
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"git {args[0]} took over {GIT_TIMEOUT_S} s in {dest}: is the network reachable?") from None
     if done.returncode != 0:
         raise subprocess.CalledProcessError(done.returncode, ["git", *args], done.stdout, done.stderr)
     return done.stdout.strip()

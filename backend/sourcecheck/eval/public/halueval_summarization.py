@@ -50,7 +50,7 @@ def convert(roots: dict[str, Path]) -> list[dict[str, Any]]:
     with open(roots[REPO] / PATH, encoding="utf-8") as f:
         lines = list(islice(f, COUNT))
     if len(lines) < COUNT or not all(line.strip() for line in lines):
-        raise ValueError(f"{PATH}: expected {COUNT} JSON lines at the start, got {len(lines)}")
+        raise SystemExit(f"{PATH}: expected {COUNT} JSON lines at the start, got {len(lines)}")
     for index, line in enumerate(lines):
         out += records(index, json.loads(line))
     return out

@@ -50,6 +50,6 @@ def convert(roots: dict[str, Path]) -> list[dict[str, Any]]:
         items = json.loads((root / path).read_text(encoding="utf-8"))
         if any("split" not in item for item in items):
             # Older commits of the repo have no split field: without it the held-out items cannot be told apart.
-            raise ValueError(f"{path}: items without the official 'split' field")
+            raise SystemExit(f"{path}: items without the official 'split' field")
         records += [record(domain, item) for item in items if item["split"] == "evaluation"]
     return records
