@@ -10,7 +10,6 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-
 GIT_TIMEOUT_S = 900  # one git step; the largest file fetched (HaluEval's) is 47 MB
 
 
