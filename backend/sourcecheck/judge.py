@@ -241,7 +241,14 @@ class Judge:
             if score.conflict:  # one document says what the sentence says, another says otherwise
                 return stated_card(claim, score.conflict, places)
             return {"error_type": None, "critique": supported_note(evidence), "revised": None}
-        key = ("explain", claim, tuple(e.passage for e in evidence), score.label, repr(score.conflict))
+        key = (
+            "explain",
+            claim,
+            tuple(e.passage for e in evidence),
+            tuple(e.passage for e in shown),  # the critique's prompt shows these
+            score.label,
+            repr(score.conflict),
+        )
         cached = self._recall(key)
         if cached is not None:
             return dict(cached)

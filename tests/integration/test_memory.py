@@ -57,7 +57,8 @@ def _pages(n, words=380, seed=25):
 def _cycle(folder):
     """Run the cycles in this (fresh) process; returns the RSS after each cycle, the chunks a cycle and the counts."""
     folder = Path(folder)
-    pdf = make_pdf(folder / "big.pdf", _pages(PAGES)).read_bytes()
+    pages = _pages(PAGES)
+    pdf = make_pdf(folder / "big.pdf", pages).read_bytes()
     # Read once: the server and the CLI read PDFs in a child process (parser.py), so PyMuPDF's memory is not this
     # process's there; every cycle still registers, ingests (chunks, embeds, writes Chroma and the lexical index)
     # and deletes the document.
@@ -72,8 +73,21 @@ def _cycle(folder):
         gc.collect()
         rss.append(_rss_mb())
     counts = library.counts()
+    # after the rebuilds, in the library that went through them: what was deleted stays deleted, what is added
+    # again is found
+    again, _ = library.add_pdf(pdf, "big.pdf")
+    again = library.ingest(again["id"])
+    hit = library.search(" ".join(pages[7].split()[:40]), k=1)[0]
+    out = {
+        "rss": rss,
+        "chunks": doc["chunks"],
+        "counts": counts,
+        "counts_again": library.counts(),
+        "again": {"id": again["id"], "chunks": again["chunks"]},
+        "hit": [hit.document_id, hit.page],
+    }
     library.close()
-    return {"rss": rss, "chunks": doc["chunks"], "counts": counts}
+    return out
 
 
 def test_delete_and_reingest_keeps_memory_bounded(tmp_path):
@@ -95,19 +109,8 @@ def test_delete_and_reingest_keeps_memory_bounded(tmp_path):
         f"a cycle); RSS after each cycle: {[round(r) for r in rss]}"
     )
 
-    # after the rebuilds: what was deleted stays deleted, what is added again is found
-    pages = _pages(PAGES)
-    pdf = (tmp_path / "big.pdf").read_bytes()
-    library = Library(
-        tmp_path / "index", HashEmbedding(), chunk_words=120, parse=lambda data, on_page=None: parse_pdf(data)
-    )
-    assert library.counts() == {"documents": 0, "chunks": 0}
-    doc, _ = library.add_pdf(pdf, "big.pdf")
-    doc = library.ingest(doc["id"])
-    assert library.counts() == {"documents": 1, "chunks": doc["chunks"]}
-    hit = library.search(" ".join(pages[7].split()[:40]), k=1)[0]
-    assert (hit.document_id, hit.page) == (doc["id"], 8)
-    library.close()
+    assert result["counts_again"] == {"documents": 1, "chunks": result["again"]["chunks"]}
+    assert result["hit"] == [result["again"]["id"], 8]
 
 
 if __name__ == "__main__":

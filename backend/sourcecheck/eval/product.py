@@ -84,10 +84,10 @@ def user_view(units: Sequence[Mapping[str, Any]], threshold: float, override: bo
     wrong = [u for u in units if u["y"] == 0]
 
     def flagged(u: Mapping[str, Any]) -> bool:  # a found conflict is red whatever p says (unless a row turns that off)
-        return u["p"] < threshold or (override and u.get("conflict"))  # type: ignore[return-value]  # a bool
+        return u["p"] < threshold or (override and bool(u.get("conflict")))
 
     def red(u: Mapping[str, Any]) -> bool:
-        return flagged(u) and u.get("conflict")  # type: ignore[return-value]  # units carry a bool "conflict"
+        return flagged(u) and bool(u.get("conflict"))
 
     reds = [u for u in units if red(u)]
     settled = [u for u in units if u.get("settles") is not None]
