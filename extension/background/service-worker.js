@@ -124,7 +124,8 @@ function onCheckPort(port) {
       const problem = M.checkEventProblem(event);
       if (problem) event = { type: "error", error: { code: "request_failed", message: "Unexpected answer from the backend (" + problem + ")." } };
       if (event.type === "error") event = { type: "error", error: E.friendlyError(event.error) };
-      state = CS.apply(state, event);
+      // from the kept state: it holds the missing marks the page reported meanwhile (marksStatus)
+      state = CS.apply(lastStates.get(msg.checkId) || state, event);
       if (lastStates.has(msg.checkId)) lastStates.set(msg.checkId, state);
       try { port.postMessage(event); } catch (_) { /* the tab went away */ }
       saveLastCheck(state, tab);
@@ -164,16 +165,17 @@ function onCheckPort(port) {
 async function marksStatus(msg, sender) {
   if (!fromPage(sender)) return refused("which marks are missing is reported by the page");
   const state = lastStates.get(msg.checkId);
-  const ran = checkTabs.get(msg.checkId);
-  if (state && ran) {
-    if (ran.id !== sender.tab.id) return { ok: true, kept: false };
+  const ran = checkTabs.get(msg.checkId);  // unknown (a check started without a tab): the reporting tab stands in
+  if (state) {
+    if (ran && ran.id !== sender.tab.id) return { ok: true, kept: false };
     const next = Object.assign({}, state, { missing: msg.missing || [] });
     lastStates.set(msg.checkId, next);
-    await saveLastCheck(next, ran);
+    await saveLastCheck(next, ran || sender.tab);
     return { ok: true };
   }
   const { lastCheck } = await B.sessionGet("lastCheck");
-  if (!lastCheck || lastCheck.checkId !== msg.checkId || lastCheck.tabId !== sender.tab.id) return { ok: true, kept: false };
+  if (!lastCheck || lastCheck.checkId !== msg.checkId) return { ok: true, kept: false };
+  if (lastCheck.tabId !== null && lastCheck.tabId !== undefined && lastCheck.tabId !== sender.tab.id) return { ok: true, kept: false };
   const missing = new Set(msg.missing || []);
   const sentences = lastCheck.sentences.map((s) => Object.assign({}, s, { missing: missing.has(s.key) }));
   await B.sessionSet({ lastCheck: Object.assign({}, lastCheck, { sentences }) });
@@ -338,6 +340,16 @@ if (ext.commands) {
     if (command !== "check-selection") return;
     const target = tab || (await ext.tabs.query({ active: true, currentWindow: true }))[0];
     if (target) checkTab(target.id).catch(() => {});
+  });
+}
+
+// A tab the browser swaps for another (a prerendered page, a restored tab) takes a new id: its check follows it, so
+// the page's missing-mark reports are still its own (marksStatus).
+if (ext.tabs && ext.tabs.onReplaced) {
+  ext.tabs.onReplaced.addListener(async (added, removed) => {
+    for (const [checkId, tab] of checkTabs) if (tab.id === removed) checkTabs.set(checkId, Object.assign({}, tab, { id: added }));
+    const { lastCheck } = await B.sessionGet("lastCheck");
+    if (lastCheck && lastCheck.tabId === removed) await B.sessionSet({ lastCheck: Object.assign({}, lastCheck, { tabId: added }) });
   });
 }
 

@@ -99,7 +99,7 @@
   function actions(doc, entry, h, revised) {
     const row = el(doc, "div", "actions");
     row.append(button(doc, "small dismiss", "I know", "Remove this mark; it stays removed on this page (D)", () => h.onDismiss(entry)));
-    const keys = ["J/K (↓/↑) next, previous", revised ? (h.canApply && h.canApply(entry) ? "A apply" : "A copy") : null, "D I know", "Esc close"];
+    const keys = ["J/K next, previous", revised ? (h.canApply && h.canApply(entry) ? "A apply" : "A copy") : null, "D I know", "Esc close"];
     row.append(el(doc, "span", "keys", keys.filter(Boolean).join(" · ")));
     return row;
   }

@@ -1,6 +1,6 @@
 // The marks with the keyboard, as a grammar checker's: Alt+Shift+N / Alt+Shift+P select the next / previous marked
 // sentence (scrolled into view, drawn as an open card's is) and Enter opens its card with the focus in it. In a card
-// that has the focus (or a pinned one while nothing is being typed): J / K (the arrows, in a focused card) move it to
+// that has the focus (or a pinned one while nothing is being typed): J / K (→ / ←, in a focused card) move it to
 // the next / previous mark, A
 // applies the revision (copies it where the text cannot be edited), C copies it, D is "I know", Esc closes it; the
 // focus goes back where it was. The keys are read in the capture phase, before the page's own shortcuts.
@@ -136,8 +136,8 @@
         d: () => { if (entry.label !== "supported") this.dismiss(entry); },
         Escape: () => this.close(),
       };
-      // Arrows as J / K only in a card that has the focus: otherwise they scroll the page, as the person expects.
-      if (inCard) Object.assign(actions, { ArrowDown: actions.j, ArrowRight: actions.j, ArrowUp: actions.k, ArrowLeft: actions.k });
+      // ← / → as K / J only in a card that has the focus (elsewhere they are the page's); ↑ / ↓ still scroll a long card.
+      if (inCard && !e.shiftKey) Object.assign(actions, { ArrowRight: actions.j, ArrowLeft: actions.k });
       if (!actions[key]) return;
       stop();
       actions[key]();

@@ -129,10 +129,13 @@ def test_walk_a_ten_sentence_draft_with_the_keyboard_alone(ext, site, fava_doc, 
     page.keyboard.press("k")
     wait_until(lambda: marks(page).get("active") == [S[5]], what="the card back on the previous mark")
     assert "Contradicted" in card_text(ui) and state(page)["focus"] == "SOURCECHECK-UI"
-    page.keyboard.press("ArrowDown")  # the arrows too, in a card that has the focus
-    wait_until(lambda: marks(page).get("active") == [S[7]], what="the card on the next mark (ArrowDown)")
-    page.keyboard.press("ArrowUp")
-    wait_until(lambda: marks(page).get("active") == [S[5]], what="the card back on the previous mark (ArrowUp)")
+    page.keyboard.press("ArrowRight")  # → and ← too, in a card that has the focus
+    wait_until(lambda: marks(page).get("active") == [S[7]], what="the card on the next mark (ArrowRight)")
+    page.keyboard.press("ArrowLeft")
+    wait_until(lambda: marks(page).get("active") == [S[5]], what="the card back on the previous mark (ArrowLeft)")
+    page.keyboard.press("ArrowDown")  # ↓ is the card's own (it scrolls a long card): no other mark
+    page.wait_for_timeout(300)
+    assert marks(page).get("active") == [S[5]]
     assert "Contradicted" in card_text(ui) and state(page)["focus"] == "SOURCECHECK-UI"
     apply(5)
 

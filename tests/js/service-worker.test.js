@@ -47,6 +47,7 @@ globalThis.chrome = {
       return { id, windowId: 1 };
     },
     async query() { return []; },
+    onReplaced: on("replaced"),
   },
   windows: { async update() { return {}; } },
   scripting: { async insertCSS() {}, async executeScript() {} },
@@ -164,4 +165,19 @@ test("only the tab a check ran in reports its missing marks; the same page in an
   const own = await send({ type: "marks-status", checkId: "c9", missing: ["c9:1"] }, fromPage(PAGE, { id: 7 }));
   assert.deepEqual(own, { ok: true });
   assert.deepEqual(session.lastCheck.sentences.map((s) => s.missing), [false, true]);
+});
+
+test("a check whose tab is unknown takes the reporting tab's word; a replaced tab keeps reporting for its check", async () => {
+  const session = globalThis.chrome.storage.session.data;
+  const sentences = [0, 1].map((i) => ({ index: i, key: "c8:" + i, text: "s" + i, label: "unsupported", missing: false }));
+  session.lastCheck = { checkId: "c8", tabId: null, url: null, status: "done", sentences };
+  assert.deepEqual(await send({ type: "marks-status", checkId: "c8", missing: ["c8:0"] }, fromPage(PAGE, { id: 4 })), { ok: true });
+  assert.deepEqual(session.lastCheck.sentences.map((s) => s.missing), [true, false]);
+
+  session.lastCheck = Object.assign({}, session.lastCheck, { tabId: 7 });
+  await listeners.replaced(11, 7);  // Chromium swapped tab 7 for tab 11 (prerendering)
+  assert.equal(session.lastCheck.tabId, 11);
+  assert.deepEqual(await send({ type: "marks-status", checkId: "c8", missing: [] }, fromPage(PAGE, { id: 7 })), { ok: true, kept: false });
+  assert.deepEqual(await send({ type: "marks-status", checkId: "c8", missing: [] }, fromPage(PAGE, { id: 11 })), { ok: true });
+  assert.deepEqual(session.lastCheck.sentences.map((s) => s.missing), [false, false]);
 });
