@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from importlib import resources
-from string import Template
 from typing import Any, Sequence
 
 from sourcecheck.calibration import calibrated, head_probability, logit
@@ -28,8 +25,9 @@ from sourcecheck.cards import (
 )
 from sourcecheck.conflict import Conflict, Disagreement, find_conflict, find_conflicts
 from sourcecheck.errors import ConfigError
-from sourcecheck.evidence import Evidence, format_sources
+from sourcecheck.evidence import Evidence
 from sourcecheck.llm.base import Model
+from sourcecheck.prompting import messages, sources_text
 from sourcecheck.reading import find_by_reading
 from sourcecheck.text import STOPWORDS, content_words, numbers
 from sourcecheck.verdict import decide, stated_card
@@ -42,11 +40,6 @@ CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-ren
 # prompts/<profile>.txt. MiniCheck was trained with a system prompt of its own (MiniCheck's minicheck/utils.py; Ollama's
 # bespoke-minicheck carries the same one), so it gets that one, not ours.
 PROFILES = {"verify": "system", "minicheck": "minicheck_system"}
-
-
-@functools.cache  # read once: prompt() is on the path of every model call
-def prompt(name: str) -> Template:
-    return Template(resources.files("sourcecheck").joinpath(f"prompts/{name}.txt").read_text(encoding="utf-8"))
 
 
 @dataclass
@@ -102,20 +95,10 @@ class Judge:
         """Load the model now; raise ModelError if it cannot work (a clear error before a stream starts)."""
         self.model.prepare()
 
-    def messages(self, name: str, system: str = "system", **fields: str) -> list[dict[str, str]]:
-        """The chat for a prompt; every field is fenced first (fence()): the sources fully, the user's own text
-        (a claim, a sentence, the text to revise) only of control tokens, so it comes back as it was written.
-        system: the system prompt's name (default: ours; a profile may name its own)."""
-        fenced = {k: fence(v, labels=k in ("sources", "critiques")) for k, v in fields.items()}
-        return [
-            {"role": "system", "content": prompt(system).template.strip()},
-            {"role": "user", "content": prompt(name).substitute(**fenced).strip()},
-        ]
-
     def p_yes(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> tuple[float, Any]:
         """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
         its hidden state at the answer (None unless read). shown: the excerpts the prompt presents."""
-        msgs = self.messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
+        msgs = messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
         probs, text, state = self.model.choose(msgs, ("Yes", "No"), state=self.states)
         if probs is None:
             return (1.0 if text.strip().lower().startswith("yes") else 0.0), state
@@ -141,12 +124,12 @@ class Judge:
         """Critique, FAVA error type (one that fits the label) and a revised claim for an unsupported claim."""
         types = CONTRADICTING if label == "contradicted" else set(ERROR_TYPES) - CONTRADICTING
         listed = "\n".join(f"- {t}: {TYPE_HELP[t]}" for t in ERROR_TYPES if t in types)
-        msgs = self.messages("critique", sources=sources_text(evidence, shown), claim=claim, types=listed)
+        msgs = messages("critique", sources=sources_text(evidence, shown), claim=claim, types=listed)
         return parse_critique(self.model.complete(msgs, max_tokens=100), claim, types)
 
     def decompose(self, sentence: str) -> list[str]:
         """Atomic claims of a long sentence (FacTool's claim extraction); the sentence itself if that fails."""
-        msgs = self.messages("decompose", sentence=sentence)
+        msgs = messages("decompose", sentence=sentence)
         lines = [
             re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip()
             for line in self.model.complete(msgs, max_tokens=160).splitlines()
@@ -303,21 +286,6 @@ class Judge:
                 self._cache.popitem(last=False)
 
 
-def fence(text: object, labels: bool = True) -> str:
-    """Text from a PDF or a page made unable to change the prompt around it: chat-template control tokens
-    ("<|im_start|>system", "<|eot_id|>", "[INST]") are removed, since the prompt is tokenised with special tokens
-    on, and the prompts' own field labels ("Claim:", "Revised:") lose their colon, so a passage cannot open a
-    field of its own."""
-    text = _CONTROL.sub(" ", str(text))
-    return _FIELD.sub(lambda m: m.group(1) + " -", text) if labels else text
-
-
-_CONTROL = re.compile(r"<\|[^|<>\s]{1,40}\|>|</?s>|\[/?INST\]|<</?SYS>>", re.IGNORECASE)
-_FIELD = re.compile(
-    r"\b(source excerpts|claim|critique|error type|revised|sentence|text|critiques|answer)\s*:", re.IGNORECASE
-)
-
-
 def signal_features(claim: str, evidence: Sequence[Evidence], p_raw: float) -> dict[str, float]:
     """Signals besides the judge's P(Yes): how much of the claim the evidence contains, word for word."""
     found_text = " ".join(e.passage for e in evidence)
@@ -333,16 +301,3 @@ def signal_features(claim: str, evidence: Sequence[Evidence], p_raw: float) -> d
         "names_missing": len(names - found_words) / len(names) if names else 0.0,
         "rerank": max((e.relevance for e in evidence), default=0.0),
     }
-
-
-def sources_text(evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> str:
-    """The prompt's excerpts (shown), pointing at the claim's best excerpt (the last of its evidence) when another
-    one stands nearest the claim."""
-    if not shown:
-        return "(none found)"
-    text = format_sources(shown)
-    if evidence and shown[-1].passage != evidence[-1].passage:  # the best excerpt is not nearest the claim
-        best = next((i for i, e in enumerate(shown, 1) if e.passage == evidence[-1].passage), None)
-        if best:
-            text += f"\n(The excerpt most relevant to the claim is [{best}].)"
-    return text

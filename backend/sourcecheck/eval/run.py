@@ -4,6 +4,9 @@ Each record's sources go into a fresh in-memory Library (same chunking, embeddin
 as a user's library), then check_text() checks the record's text exactly as the API would. Only the
 raw model scores (and the judge's signals) are cached; labels, calibration and thresholds are applied
 when scoring, so a new calibration.json or THRESHOLD needs no new model run.
+
+Over 300 lines: one command read top to bottom (sample, check, cache, score, fit, write); the scoring, fitting and
+writing it calls live in metrics.py, fitting.py and report.py.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ if TYPE_CHECKING:  # annotations only: the library and the models are imported w
 FINGERPRINT_FILES = (
     "check.py",
     "judge.py",
+    "prompting.py",
     "cards.py",
     "conflict.py",
     "quantities.py",

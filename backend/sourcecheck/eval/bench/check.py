@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sourcecheck.config import load_settings
 from sourcecheck.eval.bench.data import ANSWER, TEXT, WORK, now
 from sourcecheck.eval.bench.host import cpu_seconds, others_cores_between
+from sourcecheck.prompting import messages
 
 if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported where they are used
     from sourcecheck.check import CheckOptions
@@ -36,7 +37,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
 
     def run(name: str, pipeline: Callable[[Judge], Iterable[tuple[int, str]]], j: Judge) -> None:
         # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
-        model.choose(j.messages("verify", sources="(none found)", claim="Warm-up."), ("Yes", "No"))
+        model.choose(messages("verify", sources="(none found)", claim="Warm-up."), ("Yes", "No"))
         counts.update(prompt=0, written=0)
         first: float | None
         verdicts: float | None
