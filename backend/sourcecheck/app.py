@@ -1,7 +1,7 @@
 """create_app(): settings layers, services on the app, blueprints, security checks, one error shape."""
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from flask.json.provider import DefaultJSONProvider
@@ -81,7 +81,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException) -> tuple[Response, int]:
-        message = too_large(settings) if e.code == 413 else cast(str, e.description)
+        # an HTTPException raised without a description (abort(404)) still says something: its standard phrase
+        message = too_large(settings) if e.code == 413 else e.description or f"{e.name}."
         code = HTTP_ERROR_CODES.get(e.code, OTHER_HTTP_ERROR)
         return domain_error(SourcecheckError(message, code=code, status=e.code))
 

@@ -90,10 +90,16 @@ class IsolatedParser:
         if self._process is None or not self._process.is_alive():
             self.close()
             ctx = multiprocessing.get_context("spawn")  # fork is unsafe in a threaded server
-            self._conn, child = ctx.Pipe()
-            self._process = ctx.Process(target=serve, args=(child, self.memory_mb), name="sourcecheck-pdf", daemon=True)
-            self._process.start()
-            child.close()
+            conn, child = ctx.Pipe()
+            process = ctx.Process(target=serve, args=(child, self.memory_mb), name="sourcecheck-pdf", daemon=True)
+            try:
+                process.start()
+            except BaseException:  # no child: no half-set connection left for the next call to use
+                conn.close()
+                raise
+            finally:
+                child.close()
+            self._conn, self._process = conn, process
         return cast(Connection, self._conn), self._process  # set with the process
 
 

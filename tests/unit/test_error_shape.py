@@ -78,6 +78,21 @@ def test_an_unexpected_failure_is_an_internal_error_in_the_one_shape(client, app
     assert "disk on fire" in resp.get_json()["error"]["message"]
 
 
+def test_an_http_error_without_a_description_still_says_something(client, app, monkeypatch):
+    from werkzeug.exceptions import HTTPException
+
+    class Conflicting(HTTPException):  # raised by a library with no description of its own
+        code = 409
+
+    def refuse():
+        raise Conflicting()
+
+    monkeypatch.setattr(get_services(app).library(), "list", refuse)
+    resp = client.get("/api/v1/documents")
+    assert resp.status_code == 409
+    assert resp.get_json()["error"]["message"] == "Conflict."
+
+
 def test_an_unexpected_failure_mid_stream_is_an_error_event(client, app, bridge_pdf):
     client.post(
         "/api/v1/documents", data={"file": [(open(bridge_pdf, "rb"), "bridge.pdf")]}, content_type="multipart/form-data"

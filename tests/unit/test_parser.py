@@ -79,3 +79,19 @@ def test_pages_are_reported_as_they_are_read(parser, tmp_path):
     seen = []
     parsed = parser(make_pdf(tmp_path / "b.pdf", BRIDGE_PAGES).read_bytes(), on_page=lambda *p: seen.append(p))
     assert seen == [(1, 2), (2, 2)] and len(parsed.pages) == 2
+
+
+def test_a_reader_that_could_not_start_is_started_again_for_the_next_pdf(parser, tmp_path, monkeypatch):
+    from multiprocessing.context import SpawnProcess
+
+    data = make_pdf(tmp_path / "b.pdf", BRIDGE_PAGES, title="Bridge").read_bytes()
+    start = SpawnProcess.start
+
+    def fail_once(self):
+        monkeypatch.setattr(SpawnProcess, "start", start)
+        raise OSError("out of processes")
+
+    monkeypatch.setattr(SpawnProcess, "start", fail_once)
+    with pytest.raises(OSError, match="out of processes"):
+        parser(data)
+    assert parser(data) == parse_pdf(data)  # no half-set connection or unstarted process left in the way
