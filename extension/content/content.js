@@ -8,8 +8,8 @@
   if (root.__sourcecheckContent) return;
   root.__sourcecheckContent = true;
 
-  const { browser: B, messages: M, errors: E, settings: S, checkState: CS, anchoring: AN, edit: ED, pace: PACE, toast: TOAST } = root.SC;
-  const { MSG, PORT } = M;
+  const { browser: B, messages: M, errors: E, settings: S, anchoring: AN, edit: ED } = root.SC;
+  const { MSG } = M;
   const doc = root.document;
   // A claim has a few words: a double-clicked word or a short label gets no Check button.
   const MIN_SELECTION = 12;
@@ -21,13 +21,10 @@
 
   const isOwnUi = (element) => element.hasAttribute && element.hasAttribute("data-sourcecheck-ui");
   let lastRange = null;       // the last non-empty selection, for the menu and the shortcut
-  let checkSeq = 0;
-  let current = null;         // {checkId, state, port}
   let hoverTimer = null;
   let leaveTimer = null;
   let overCard = false;
   let missingTimer = null;
-  let tick = null;            // the progress toast's clock
 
   const marks = new root.SC.Marks(doc, { isOwnUi, onMissing });
   const ui = new root.SC.UI(doc, {
@@ -92,12 +89,10 @@
   root.addEventListener("popstate", onNavigated);
   if (root.navigation && root.navigation.addEventListener) root.navigation.addEventListener("currententrychange", onNavigated);
   else setInterval(onNavigated, 1000);
-  let keptPace = null;  // this machine's time per verdict and per critique, from earlier checks (lib/pace.js)
-  B.get("pace").then((r) => { keptPace = (r && r.pace) || null; }).catch(() => {});
   B.onStorageChanged((changes, area) => {
     if (area === "local" && changes.showSupported) marks.setShowSupported(changes.showSupported.newValue);
-    if (area === "local" && changes.pace) keptPace = changes.pace.newValue || null;
   });
+  const runs = new root.SC.Runs(doc, marks, ui, memory);
 
   // ---------------------------------------------------------------- selection and trigger
 
@@ -157,116 +152,7 @@
       ui.showToast({ error: E.friendlyError({ code: "no_selection" }), autoHideMs: 6000 });
       return { ok: true, started: false };
     }
-    const begun = marks.begin(range);
-    if (!begun.text) {
-      ui.showToast({ error: E.friendlyError({ code: "empty_text" }), autoHideMs: 6000 });
-      return { ok: true, started: false };
-    }
-    if (current && current.port) { try { current.port.disconnect(); } catch (_) { /* already gone */ } }
-    const checkId = Date.now().toString(36) + "-" + (++checkSeq);
-    ui.hideButton();
-    const port = B.connect(PORT.CHECK);
-    // The marks are kept under the page's URL now: an app that navigates in-page meanwhile does not move them.
-    const url = root.location.href;
-    memory.began(checkId, url);
-    current = { checkId, port, url, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), pace: PACE.start(keptPace) };
-    const mine = current;
-    showProgress(mine, true);
-    clearInterval(tick);
-    tick = setInterval(() => { if (current === mine && !mine.done) showProgress(mine); else clearInterval(tick); }, 1000);
-    port.onMessage.addListener((event) => onEvent(mine, event));
-    port.onDisconnect.addListener(() => {
-      if (!mine.done && current === mine) {
-        onEvent(mine, { type: "error", error: E.friendlyError({ code: "request_failed", message: "the connection to the extension's service worker closed" }) });
-      }
-    });
-    port.postMessage({ type: "check", text: begun.text, checkId });
-    return { ok: true, started: true, checkId, text: begun.text };
-  }
-
-  /** The progress toast's text; the time left from this machine's measured pace (lib/pace.js), critiques included. */
-  const progressText = (mine) => TOAST.progressText(mine.state, Date.now() - mine.started, PACE.estimate(mine.pace, Date.now()));
-
-  /** The progress toast: shown when the check starts, then only its text changes (a closed toast stays closed,
-   * another notice is not covered, and Cancel stays the same button under the pointer). */
-  function showProgress(mine, start) {
-    if (!start && ui.updateToast("progress", progressText(mine))) return;
-    // Not shown: closed by the person (it stays closed), or a notice took its place and has gone (it comes back).
-    if (!start && (mine.toastClosed || ui.toastKind())) return;
-    ui.showToast({
-      kind: "progress", title: "Checking the selection against your PDFs…", body: progressText(mine),
-      action: { label: "Cancel", onClick: () => cancelCheck(mine) }, onClose: () => { mine.toastClosed = true; },
-    });
-  }
-
-  /** Stop a running check: closing the port aborts the request, and the backend stops at the next sentence. */
-  function cancelCheck(mine) {
-    if (current !== mine || mine.done) return;
-    mine.done = true;
-    clearInterval(tick);
-    try { mine.port.disconnect(); } catch (_) { /* already closed */ }
-    const c = CS.counts(mine.state);
-    const flagged = c.contradicted + c.unsupported;
-    ui.showToast({ kind: "cancelled", title: "Check cancelled",
-      body: `${c.supported + flagged} sentence${c.supported + flagged === 1 ? "" : "s"} checked before it stopped; their marks stay.`,
-      autoHideMs: 5000 });
-  }
-
-  function onEvent(mine, event) {
-    if (current !== mine) return;
-    mine.state = CS.apply(mine.state, event);
-    mine.pace = PACE.observe(mine.pace, event, Date.now());
-    switch (event.type) {
-      case "sentences":
-        // Only now does this check replace the marks it overlaps: one that fails before this keeps them.
-        marks.replace(mine.begun);
-        marks.addSentences(mine.checkId, mine.begun.text, mine.begun.extract, event.sentences);
-        collapseSelection(mine.begun);
-        showProgress(mine);
-        break;
-      case "verdict": {
-        // A sentence that is not supported comes twice: scored first, then with its critique (final).
-        const entry = marks.setVerdict(mine.checkId, event);
-        if (entry && entry.range && ui.cardVisible() && ui.cardEntry === entry) ui.showCard(entry, entry.range, ui.pinned);
-        showProgress(mine);
-        memory.save(mine.url);
-        break;
-      }
-      case "summary": {
-        mine.done = true;
-        clearInterval(tick);
-        keptPace = PACE.remember(keptPace, mine.pace);
-        B.set({ pace: keptPace }).catch(() => {});
-        const c = CS.counts(mine.state);
-        const flagged = c.contradicted + c.unsupported;
-        ui.showToast({
-          kind: "done",
-          title: flagged ? `${flagged} sentence${flagged > 1 ? "s" : ""} not backed by your PDFs` : "Every checked sentence is backed by your PDFs",
-          body: TOAST.summaryText(mine.state) + (flagged ? ". Hover or click a mark for details." : "."),
-          autoHideMs: 8000,
-        });
-        try { mine.port.disconnect(); } catch (_) { /* already closed */ }
-        memory.save(mine.url);
-        break;
-      }
-      case "error":
-        mine.done = true;
-        clearInterval(tick);
-        ui.showToast({ error: event.error });
-        break;
-      default:
-        break;
-    }
-  }
-
-  /** The marks sit under the selection's blue: once the check is under way, the selection goes. */
-  function collapseSelection(begun) {
-    const sel = doc.getSelection();
-    if (!sel || sel.isCollapsed || !sel.rangeCount) return;
-    const r = sel.getRangeAt(0);
-    const idx = marks.textIndex();
-    const pos = AN.positionsOfRange(idx, r);
-    if (pos.start < begun.end && begun.start < pos.end) sel.removeAllRanges();
+    return runs.start(range);
   }
 
   function onMissing(keys, entries) {
