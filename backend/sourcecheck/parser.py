@@ -87,20 +87,22 @@ class IsolatedParser:
             cast(Connection, conn).close()  # set with the process
 
     def _child(self) -> tuple[Connection, BaseProcess]:
-        if self._process is None or not self._process.is_alive():
-            self.close()
-            ctx = multiprocessing.get_context("spawn")  # fork is unsafe in a threaded server
-            conn, child = ctx.Pipe()
-            process = ctx.Process(target=serve, args=(child, self.memory_mb), name="sourcecheck-pdf", daemon=True)
-            try:
-                process.start()
-            except BaseException:  # no child: no half-set connection left for the next call to use
-                conn.close()
-                raise
-            finally:
-                child.close()
-            self._conn, self._process = conn, process
-        return cast(Connection, self._conn), self._process  # set with the process
+        conn, process = self._conn, self._process  # read once: close() may clear them from another thread
+        if process is not None and conn is not None and process.is_alive():
+            return conn, process
+        self.close()
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe in a threaded server
+        conn, child = ctx.Pipe()
+        process = ctx.Process(target=serve, args=(child, self.memory_mb), name="sourcecheck-pdf", daemon=True)
+        try:
+            process.start()
+        except BaseException:  # no child: no half-set connection left for the next call to use
+            conn.close()
+            raise
+        finally:
+            child.close()
+        self._conn, self._process = conn, process
+        return conn, process
 
 
 IDLE_EXIT_S = 30.0
