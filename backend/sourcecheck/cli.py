@@ -372,9 +372,8 @@ def _benchmark_files(data: list[str], folder: str | None) -> list[str]:
     from pathlib import Path
 
     from sourcecheck.eval import public
-    from sourcecheck.eval.public.__main__ import DEFAULT_OUT
 
-    out = Path(folder) if folder else DEFAULT_OUT
+    out = Path(folder) if folder else public.DEFAULT_OUT
     names = [d for d in data if d in public.SETS and not Path(d).is_file()]
     missing = [n for n in names if not public.current(out, n)]  # absent, or converted from other pinned commits
     if missing:

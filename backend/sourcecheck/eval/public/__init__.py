@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from sourcecheck.config import checkout_root, user_data_dir
 from sourcecheck.eval.public import git
 
 SETS = (
@@ -26,6 +27,11 @@ SETS = (
     "faithbench",
     "halueval_summarization",
 )
+
+# Where the sets go by default: a checkout's tmp/ (git-ignored), else the per-user data folder (an installed
+# package's site-packages is no place for them).
+_ROOT = checkout_root()
+DEFAULT_OUT = _ROOT / "tmp" / "benchmarks" if _ROOT else user_data_dir() / "benchmarks"
 
 
 def module(name: str) -> ModuleType:

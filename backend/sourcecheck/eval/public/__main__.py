@@ -5,12 +5,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sourcecheck.config import checkout_root, user_data_dir
 from sourcecheck.eval import public
-
-# A checkout's tmp/ (git-ignored), else the per-user data folder (an installed package's site-packages is no place).
-_ROOT = checkout_root()
-DEFAULT_OUT = _ROOT / "tmp" / "benchmarks" if _ROOT else user_data_dir() / "benchmarks"
 
 
 def source(text: str) -> tuple[str, str]:
@@ -29,7 +24,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     fetch = commands.add_parser("fetch", help="check out and convert the sets (all of them by default)")
     fetch.add_argument("sets", nargs="*", metavar="SET", help=f"one of: {', '.join(public.SETS)}")
-    fetch.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    fetch.add_argument(
+        "--out", type=Path, default=public.DEFAULT_OUT, help=f"output folder (default {public.DEFAULT_OUT})"
+    )
     fetch.add_argument(
         "--source",
         type=source,
