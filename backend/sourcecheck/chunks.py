@@ -53,9 +53,9 @@ class ChunkIndex:
         self.lexical = LexicalIndex(
             path / (f"lexical-{store.slug(url)}.sqlite" if url else "lexical.sqlite") if path else None
         )
-        self._client, self._path, self._shared = client, path, url is not None
+        self._client, self._path, self._shared = client, path, bool(url)
         self._embedding_function = embedding_function
-        self._local = path is not None and url is None  # a folder's collection, rebuilt here (a server's is its own)
+        self._local = path is not None and not url  # a folder's collection, rebuilt here (a server's is its own)
         if self._local:
             store.finish_rebuild(client, name)  # a rebuild (_compact) that a crash interrupted
         self._collection = store.collection(client, name, embedding_function, url)

@@ -54,6 +54,12 @@ class IndexUnreachable(SourcecheckError):
     code, status = "index_unreachable", 503
 
 
+class IndexInUse(SourcecheckError):
+    """Another process has the index folder open (folder_lock.py)."""
+
+    code, status = "index_in_use", 409
+
+
 class EmptyLibrary(SourcecheckError):
     code, status = "empty_library", 409
 

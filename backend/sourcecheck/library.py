@@ -10,10 +10,10 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from sourcecheck import records, store
+from sourcecheck import folder_lock, records, store
 from sourcecheck.chunking import chunk_page
 from sourcecheck.chunks import ChunkIndex, Embed, collection_name
 from sourcecheck.errors import IndexUnreachable, LibraryFull, NotFound, PDFError, SourcecheckError
@@ -57,25 +57,36 @@ class Library:
         self._lock = threading.RLock()  # the records, the PDFs and every Chroma call (ChunkIndex.lock)
         self._stopping = threading.Event()  # stop(): ingests end between two writes
         self._synced = 0.0  # time.monotonic() of the last sync with the server
+        self._adding: dict[str, Future[Record]] = {}  # sha256 → the answer of the add_pdf checking those bytes
+        chroma_url = chroma_url or None  # the setting's "" (no server) and None mean the same: one test below
         if chroma_url and path is None:
             raise ValueError("A library on a Chroma server needs a folder of its own (its PDFs, its lexical index).")
         self.path = None if path is None else Path(path)
+        self._folder_lock = None
         if self.path:
             records.make_folder(self.path)
-        client = store.client(self.path, chroma_url)
-        name = collection_name(self.path, embedding_function)
-        self._records = records.open_records(self.path, client, name, chroma_url, self._lock)
-        # the chunks in Chroma and their words: public for tooling (the bench) that reads or writes them directly
-        self.chunks = ChunkIndex(client, name, embedding_function, self._lock, self.path, chroma_url)
-        self._finish_deletes()
-        self.chunks.reconcile(self._records.docs)
+            self._folder_lock = folder_lock.hold(self.path)  # IndexInUse if another process has the folder
+        try:
+            client = store.client(self.path, chroma_url)
+            name = collection_name(self.path, embedding_function)
+            self._records = records.open_records(self.path, client, name, chroma_url, self._lock)
+            # the chunks in Chroma and their words: public for tooling (the bench) that reads or writes them
+            self.chunks = ChunkIndex(client, name, embedding_function, self._lock, self.path, chroma_url)
+            self._finish_deletes()
+            self.chunks.reconcile(self._records.docs)
+        except BaseException:
+            if self._folder_lock:
+                self._folder_lock.release()
+            raise
 
     # -- documents ---------------------------------------------------------------------------
 
     def add_pdf(self, data: bytes, filename: str | None) -> tuple[Record, bool]:
-        """Register PDF bytes; returns (document, created). Ingest with ingest(id) afterwards.
+        """Register PDF bytes; returns (document, queued): queued is True when this call registered it for ingest
+        (new, or a failed one queued again). Ingest with ingest(id) afterwards.
 
-        The same bytes again return the existing document (a failed one is queued again).
+        The same bytes again return the existing document; the same bytes arriving at once are checked once, the
+        later calls waiting for the first's answer (the document, or the same refusal).
         """
         sha = hashlib.sha256(data).hexdigest()
         doc_id = "d_" + sha[:16]
@@ -86,6 +97,20 @@ class Library:
                 if not self._records.has_pdf(doc_id):  # added by another backend: the viewer here can now open it
                     self._records.write_pdf(doc_id, data)
                 return dict(existing), False
+            first = self._adding.get(sha)
+            if first is None:
+                self._adding[sha] = Future()
+        if first is not None:
+            return first.result(), False
+        try:
+            record = self._register(data, filename, doc_id, sha)
+        except BaseException as e:
+            self._adding.pop(sha).set_exception(e)
+            raise
+        self._adding.pop(sha).set_result(record)
+        return record, True
+
+    def _register(self, data: bytes, filename: str | None, doc_id: str, sha: str) -> Record:
         self.check(data, self.max_pages)  # not a PDF, encrypted, damaged, empty or too long: refused before
         # anything is stored
         with self._lock:
@@ -99,7 +124,7 @@ class Library:
             self._records.write_pdf(doc_id, data)
             record = new_record(doc_id, Path(filename or "document.pdf").name, sha)
             self._records.put(record)
-            return dict(record), existing is None
+            return dict(record)
 
     def ingest(self, doc_id: str, read: Callable[[], ParsedPDF] | None = None) -> Record:
         """Parse, chunk and embed a registered document; failures are recorded on the document. read: a callable
@@ -245,8 +270,10 @@ class Library:
 
     def close(self) -> None:
         """Drop an in-memory library's chunks (Chroma's in-memory client outlives the Library object); close the
-        lexical index."""
+        lexical index; let another process open the folder."""
         self.chunks.close()
+        if self._folder_lock:
+            self._folder_lock.release()
 
     def counts(self) -> dict[str, int]:
         with self._lock:

@@ -70,7 +70,10 @@ class Records:
             if doc_id not in self.docs:
                 self.refresh()  # perhaps added by another backend of a shared library
             if doc_id not in self.docs:
-                raise NotFound(f"No document with id {doc_id!r}.", code="document_not_found")
+                raise NotFound(
+                    f"No document with id {doc_id!r} is in your library: it was deleted, or never added.",
+                    code="document_not_found",
+                )
             return dict(self.docs[doc_id])
 
     def list(self) -> list[Record]:

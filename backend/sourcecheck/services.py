@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from sourcecheck.calibration import load_head
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from flask import Flask
 
 EXTENSION = "sourcecheck"  # the key of the Services in app.extensions
+log = logging.getLogger("sourcecheck")
 RETRY_S = 10.0  # an ingest stopped by an unreachable Chroma server is tried again after this long
 
 
@@ -134,7 +137,11 @@ class Services:
         while True:
             doc_id = self._queue.get()
             try:
-                self.library().ingest(doc_id)
+                started = time.monotonic()
+                doc = self.library().ingest(doc_id)
+                took = f"{doc['pages']} pages, {doc['chunks']} chunks in {time.monotonic() - started:.1f} s"
+                outcome = took if doc["status"] == "ready" else f"{doc['status']} ({(doc['error'] or {}).get('code')})"
+                log.info("Ingested %s (%s): %s", doc_id, doc["filename"], outcome)
             except IndexUnreachable:  # the shared library's server is down: tried again until it answers
                 timer = threading.Timer(RETRY_S, self.queue_ingest, [doc_id])
                 timer.daemon = True

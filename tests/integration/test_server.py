@@ -167,3 +167,59 @@ def test_sigterm_during_a_streaming_check_stops_at_once_and_cleanly(index_dir, f
         assert [(d["id"], d["status"]) for d in listed] == [(doc["id"], "ready")]
     finally:
         stop(proc)
+
+
+def _token(api, code):
+    return httpx.post(f"{api}/pair", json={"code": code}, headers={"Origin": EXT}).json()["token"]
+
+
+def test_a_second_server_on_the_same_folder_refuses_to_start_in_words(server, index_dir):
+    """Two servers on one folder each kept their own view and lost documents (issue 37): the second now stops at
+    once, naming the first and the way to share a library."""
+    base, code, _ = server
+    second = subprocess.run(
+        [PYTHON, "-m", "sourcecheck", "serve"],
+        env=sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=free_port()),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert second.returncode != 0 and "Serving on" not in second.stdout
+    assert "in use by another sourcecheck (process" in second.stderr and "CHROMA_URL" in second.stderr
+    assert httpx.get(f"{base}/api/v1/health").status_code == 200  # the first one serves on
+
+
+def test_ten_uploads_of_one_file_at_once_read_it_once(index_dir, fava_pdf):
+    """The same bytes uploaded ten times at once (issue 37): one document, answered 202 once (queued) and 200 nine
+    times (already in the library, as docs/api.md says), and ingested once (the server's log)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    port = free_port()
+    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        code = re.search(r"Pairing code: (\d{3}-\d{3})", proc.stdout.readline()).group(1)
+        api = f"http://127.0.0.1:{port}/api/v1"
+        wait_for(f"{api}/health", proc)
+        auth = {"Authorization": f"Bearer {_token(api, code)}", "Origin": EXT}
+        data = fava_pdf.read_bytes()
+
+        def upload(_):
+            return httpx.post(f"{api}/documents", files=[("file", ("fava.pdf", data))], headers=auth, timeout=60)
+
+        with ThreadPoolExecutor(10) as pool:
+            answers = list(pool.map(upload, range(10)))
+        doc_id = answers[0].json()["documents"][0]["id"]
+        for _ in range(600):
+            if httpx.get(f"{api}/documents/{doc_id}", headers=auth).json()["document"]["status"] == "ready":
+                break
+            time.sleep(0.1)
+        time.sleep(1.0)  # a second ingest, had one been queued, would have started by now
+    finally:
+        stop(proc)
+    log = proc.stderr.read()
+    assert {a.json()["documents"][0]["id"] for a in answers} == {doc_id}
+    assert sorted(a.status_code for a in answers) == [200] * 9 + [202]
+    assert log.count(f"Ingested {doc_id}") == 1, log

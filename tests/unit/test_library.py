@@ -100,7 +100,7 @@ def test_scanned_pdf_fails_with_advice_and_can_be_deleted(library, tmp_path):
     assert "OCR" in doc["error"]["message"]
     assert library.counts()["chunks"] == 0
     again, created = library.add_pdf(data, "scan.pdf")  # a failed document may be tried again
-    assert created is False and again["status"] == "queued"
+    assert created is True and again["status"] == "queued"  # queued again: the caller queues its ingest
     library.delete(doc["id"])
     assert library.list() == []
 
@@ -161,3 +161,64 @@ def test_ingest_many_reads_the_next_pdf_while_this_one_is_embedded(tmp_path):
     done = list(library.ingest_many(ids))
     assert [d["status"] for d in done] == ["ready", "ready"] and [d["id"] for d in done] == ids
     assert overlapped == [True, True]
+
+
+def test_same_bytes_arriving_at_once_are_checked_once_and_registered_once(fava_pdf):
+    """Ten uploads of one file at once (issue 37): one document, one check of its bytes, one call told to queue it;
+    the others wait for that answer instead of each reading the PDF."""
+    import threading
+    import time
+
+    from sourcecheck.pdf import open_pdf
+
+    checks = []
+
+    def slow_check(data, pages):
+        checks.append(1)
+        time.sleep(0.3)  # the checker's child process takes a while: the other uploads arrive meanwhile
+        open_pdf(data, pages).close()
+
+    library = Library(None, HashEmbedding(), check=slow_check)
+    data, answers = fava_pdf.read_bytes(), []
+    threads = [threading.Thread(target=lambda: answers.append(library.add_pdf(data, "fava.pdf"))) for _ in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(checks) == 1
+    assert len({doc["id"] for doc, _ in answers}) == 1 and [queued for _, queued in answers].count(True) == 1
+
+
+def test_same_refused_bytes_arriving_at_once_get_the_same_refusal():
+    import threading
+
+    library = Library(None, HashEmbedding())
+    errors = []
+
+    def add():
+        try:
+            library.add_pdf(b"not a pdf at all", "x.pdf")
+        except PDFError as e:
+            errors.append(e.code)
+
+    threads = [threading.Thread(target=add) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == ["not_a_pdf"] * 5 and library.list() == []
+
+
+def test_a_folder_is_opened_by_one_library_at_a_time(tmp_path, fava_pdf):
+    from sourcecheck.errors import IndexInUse
+
+    first = Library(tmp_path / "index", HashEmbedding())
+    with pytest.raises(IndexInUse) as refused:
+        Library(tmp_path / "index", HashEmbedding())
+    assert refused.value.status == 409 and "CHROMA_URL" in refused.value.message
+    assert f"process {__import__('os').getpid()}" in refused.value.message  # names the holder
+    doc, _ = first.add_pdf(fava_pdf.read_bytes(), "fava.pdf")
+    first.close()
+    again = Library(tmp_path / "index", HashEmbedding())  # closed: the folder is free, nothing lost
+    assert [d["id"] for d in again.list()] == [doc["id"]]
+    again.close()

@@ -18,18 +18,18 @@ def upload() -> tuple[dict[str, Any], int]:
     svc = get_services()
     library = svc.library()
     rejected: list[dict[str, Any]]
-    added, rejected, created_any = [], [], False
+    added, rejected, queued_any = [], [], False
     for f in files:
         try:
-            doc, created = library.add_pdf(f.read(), f.filename)
+            doc, queued = library.add_pdf(f.read(), f.filename)
         except SourcecheckError as e:
             if len(files) == 1:
                 raise
             rejected.append({"filename": f.filename, "error": e.to_dict()})
             continue
-        if created or doc["status"] == "queued":
+        if queued:  # a repeat of a document still queued or being read is not queued twice (one parse)
             svc.queue_ingest(doc["id"])
-            created_any = True
+            queued_any = True
         added.append(doc)
     if not added:  # every file was refused: report the first reason in the one error shape
         first = rejected[0]["error"]
@@ -39,7 +39,7 @@ def upload() -> tuple[dict[str, Any], int]:
     body: dict[str, Any] = {"ok": True, "documents": added}
     if rejected:
         body["rejected"] = rejected
-    return body, 202 if created_any else 200
+    return body, 202 if queued_any else 200
 
 
 @bp.get("/documents")
