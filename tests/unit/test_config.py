@@ -4,11 +4,11 @@ import pytest
 from sourcecheck.config import SETTINGS, load_settings
 from sourcecheck.errors import ConfigError
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CONFIGURATION = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
-def test_every_setting_is_documented_in_the_readme():
-    readme = README.read_text()
+def test_every_setting_is_documented():
+    readme = CONFIGURATION.read_text()
     missing = [s.name for s in SETTINGS if f"`SOURCECHECK_{s.name}`" not in readme]
     assert missing == []
 
