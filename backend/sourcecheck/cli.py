@@ -218,17 +218,20 @@ def check(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     options = CheckOptions(
         revise=args.revise, decompose=args.decompose, top_k=settings["TOP_K"], sensitivity=args.sensitivity
     )
-    result = collect(
-        check_text(
-            text,
-            svc.library(),
-            svc.judge(),
-            args.documents or None,
-            options,
-            settings["MAX_TEXT_CHARS"],
-            settings["MAX_SENTENCES"],
+    try:
+        result = collect(
+            check_text(
+                text,
+                svc.library(),
+                svc.judge(),
+                args.documents or None,
+                options,
+                settings["MAX_TEXT_CHARS"],
+                settings["MAX_SENTENCES"],
+            )
         )
-    )
+    finally:
+        svc.close()  # the index folder is free for the next command (folder_lock.py)
     if args.format == "json":
         print(json.dumps(result, indent=2, ensure_ascii=False))
     elif args.format == "markdown":

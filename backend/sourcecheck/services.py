@@ -123,11 +123,13 @@ class Services:
         return thread
 
     def close(self) -> None:
-        """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start."""
+        """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start; the
+        index folder is released."""
         with self._lock:
             library, readers = self._library, (self._parser, self._checker)
         if library is not None:
             library.stop()
+            library.close()
         for reader in readers:
             if reader is not None:
                 reader.close()
