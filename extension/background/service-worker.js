@@ -1,7 +1,6 @@
 // The service worker: talks to the backend for content scripts (streamed checks over a port; a page's own fetch
 // would be refused), keeps the last check and the recent ones, and owns the context menu and the shortcut. The
 // side panel and the viewer are extension pages and call the backend themselves (lib/api-client.js).
-/* global importScripts */
 "use strict";
 
 // Chromium runs this file as a classic service worker and loads the libraries here; Firefox runs
@@ -239,7 +238,7 @@ async function checkTab(tabId, fallbackText) {
 }
 
 /** Scroll a tab to a mark: the side panel's row names the tab (or the last check's); a page, only its own tab. */
-async function scrollTo(msg, sender) {
+async function scrollToMark(msg, sender) {
   const { lastCheck } = await B.sessionGet("lastCheck");
   const tabId = fromPage(sender) ? sender.tab.id : msg.tabId || (lastCheck && lastCheck.tabId);
   if (tabId === null || tabId === undefined) return { ok: false, error: { code: "request_failed", message: "No checked page." } };
@@ -314,7 +313,7 @@ async function openSidePanel(msg, sender) {
 ext.runtime.onMessage.addListener(M.createRouter({
   [MSG.OPEN_VIEWER]: openViewer,
   [MSG.OPEN_SIDE_PANEL]: openSidePanel,
-  [MSG.SCROLL_TO]: scrollTo,
+  [MSG.SCROLL_TO]: scrollToMark,
   [MSG.MARKS_STATUS]: marksStatus,
   [MSG.SAVE_MARKS]: saveMarks,
   // A page checks only its own tab; the side panel names one.
