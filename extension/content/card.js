@@ -74,32 +74,32 @@
     return b;
   }
 
-  /** The revision, with Apply where the sentence's text can be edited in place, and Copy. */
-  function revision(doc, text, entry, h) {
+  /** The suggested revision's text (its Apply and Copy are in the actions row). */
+  function revision(doc, text) {
     const sec = el(doc, "div", "section");
     sec.append(el(doc, "div", "section-title", "Suggested revision"));
     const box = el(doc, "div", "revised");
-    const copy = button(doc, "small copy", "Copy", "Copy the revision (C)", async () => {
-      copy.textContent = (await h.copy(text)) ? "Copied" : "Copy failed";
-      setTimeout(() => { copy.textContent = "Copy"; }, 1500);
-    });
-    const buttons = el(doc, "span", "buttons");
-    if (h.canApply && h.canApply(entry)) {
-      buttons.append(button(doc, "small primary apply", "Apply", "Put the revision in place of the sentence (A)", () => h.onApply(entry)));
-    } else {
-      copy.classList.add("primary");
-    }
-    buttons.append(copy);
-    box.append(el(doc, "span", "revised-text", text), buttons);
+    box.append(el(doc, "span", "revised-text", text));
     sec.append(box);
     return sec;
   }
 
-  /** "I know" and the keys: for a flagged sentence. */
+  /** The card's foot, kept in view when the card scrolls (ui.css): Apply where the sentence's text can be edited in
+   * place and Copy, for a revision; "I know", for a flagged sentence; and the keys. */
   function actions(doc, entry, h, revised) {
     const row = el(doc, "div", "actions");
-    row.append(button(doc, "small dismiss", "I know", "Remove this mark; it stays removed on this page (D)", () => h.onDismiss(entry)));
-    const keys = ["J/K next, previous", revised ? (h.canApply && h.canApply(entry) ? "A apply" : "A copy") : null, "D I know", "Esc close"];
+    const apply = revised && h.canApply && h.canApply(entry);
+    if (apply) row.append(button(doc, "small primary apply", "Apply", "Put the revision in place of the sentence (A)", () => h.onApply(entry)));
+    if (revised) {
+      const copy = button(doc, "small copy" + (apply ? "" : " primary"), "Copy", "Copy the revision (C)", async () => {
+        copy.textContent = (await h.copy(revised)) ? "Copied" : "Copy failed";
+        setTimeout(() => { copy.textContent = "Copy"; }, 1500);
+      });
+      row.append(copy);
+    }
+    const flagged = entry.label !== "supported" && h.onDismiss;
+    if (flagged) row.append(button(doc, "small dismiss", "I know", "Remove this mark; it stays removed on this page (D)", () => h.onDismiss(entry)));
+    const keys = ["J/K next, previous", revised ? (apply ? "A apply" : "A copy") : null, flagged ? "D I know" : null, "Esc close"];
     row.append(el(doc, "span", "keys", keys.filter(Boolean).join(" · ")));
     return row;
   }
@@ -117,9 +117,9 @@
     const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);
     if (missing.length) card.append(el(doc, "p", "note cited", `Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`));
     card.append(evidence(doc, v, h.onOpenEvidence));
-    const revised = v.revised && v.revised !== entry.text;
-    if (revised) card.append(revision(doc, v.revised, entry, h));
-    if (entry.label !== "supported" && h.onDismiss) card.append(actions(doc, entry, h, revised));
+    const revised = v.revised && v.revised !== entry.text ? v.revised : null;
+    if (revised) card.append(revision(doc, revised));
+    if (revised || (entry.label !== "supported" && h.onDismiss)) card.append(actions(doc, entry, h, revised));
   }
 
   const api = { fill };

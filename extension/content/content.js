@@ -65,7 +65,7 @@
     const v = entry.verdict || {};
     if (!v.revised || v.revised === entry.text) return false;
     if (!ED.editableHost(entry.range)) { ui.press("copy"); return false; }
-    if (AN.collapse(entry.range.toString()) !== AN.collapse(entry.selectors.quote.exact)) {
+    if (AN.collapse(AN.textOf(entry.range)) !== AN.collapse(entry.selectors.quote.exact)) {
       ui.showToast({ kind: "info", title: "The sentence changed since it was checked", body: "Nothing was replaced.", autoHideMs: 5000 });
       return false;
     }

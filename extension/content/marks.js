@@ -233,7 +233,7 @@
       for (const e of this.entries.values()) {
         if (!e.found || !e.range) return false;
         if (!e.range.startContainer.isConnected || !e.range.endContainer.isConnected) return false;
-        if (AN.collapse(e.range.toString()) !== AN.collapse(e.selectors.quote.exact)) return false;
+        if (AN.collapse(AN.textOf(e.range)) !== AN.collapse(e.selectors.quote.exact)) return false;
       }
       return true;
     }

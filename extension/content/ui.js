@@ -7,10 +7,12 @@
 
   const SC = root.SC || {};
   const { el, copyText } = SC.dom || require("../lib/dom.js");
-  const { place } = SC.place || require("../lib/place.js");
+  const { place, pointer } = SC.place || require("../lib/place.js");
   const CARD = SC.card || require("./card.js");
   const TOAST = SC.toast || require("./toast.js");
   const CARD_WIDTH = 380;
+  // The page's own navigation and sidebars: a card over them hides where the person goes next.
+  const NAVIGATION = "nav, aside, [role=navigation], [role=complementary]";
 
   class UI {
     /** handlers: onCheck, onOpenEvidence(ev), onOpenPanel, onCardEnter, onCardLeave, onCardChange(entry|null),
@@ -54,9 +56,11 @@
       this.card.addEventListener("mouseenter", () => this.h.onCardEnter && this.h.onCardEnter());
       this.card.addEventListener("mouseleave", () => this.h.onCardLeave && this.h.onCardLeave());
       this.card.addEventListener("mousedown", (e) => { if (e.target.closest && !e.target.closest("button")) return; e.preventDefault(); });
+      // The notch on the card's edge that points at its sentence; shown with the card (ui.css), placed by follow().
+      this.pointer = el(doc, "div", "pointer");
       this.toast = el(doc, "div", "toast");
       this.toast.setAttribute("role", "status");
-      layer.append(this.button, this.card, this.toast);
+      layer.append(this.button, this.card, this.pointer, this.toast);
       this.shadow.append(link, layer);
       doc.documentElement.appendChild(this.host);
     }
@@ -138,11 +142,15 @@
       const size = { width: Math.min(CARD_WIDTH, viewport.width - 16), height: box.offsetHeight || 200 };
       // Never over the ✓ Check button of a selection made while the card is open; over the selection only if it must.
       const button = this.buttonVisible();
+      const navigation = [...this.doc.querySelectorAll(NAVIGATION)].map((n) => n.getBoundingClientRect()).filter((r) => r.width && r.height);
       const p = place({
-        sentence, size, viewport,
+        sentence, size, viewport, navigation,
         avoid: button ? [this.button.getBoundingClientRect()] : [], preferAvoid: button ? this.selectionRects : [],
       });
       Object.assign(box.style, { left: p.left + "px", top: p.top + "px", maxHeight: p.maxHeight === null ? "" : p.maxHeight + "px" });
+      const edge = pointer({ left: p.left, top: p.top, right: p.left + box.offsetWidth, bottom: p.top + box.offsetHeight }, sentence);
+      this.pointer.dataset.side = edge.side;
+      Object.assign(this.pointer.style, { left: edge.x + "px", top: edge.y + "px" });
     }
 
     hideCard(force) {

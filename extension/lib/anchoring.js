@@ -6,6 +6,8 @@
 // The "page text" is a text index: the data of every visible text node in document order, with a
 // virtual "\n" (backed by no node) where a block element starts or ends, so sentences in separate
 // list items or paragraphs do not run together. All offsets here are UTF-16 (DOM) offsets.
+// The text sent for a check (extract) keeps those breaks: a blank line at a block's edge, a newline at a
+// <br> or in <pre>; the backend splits sentences at them, so a list item is never read as part of the next.
 (function (root) {
   "use strict";
 
@@ -166,19 +168,30 @@
     "FIGCAPTION FIGURE FOOTER FORM H1 H2 H3 H4 H5 H6 HEADER HR LI MAIN NAV OL P PRE SECTION SUMMARY " +
     "TABLE TBODY TD TFOOT TH THEAD TR UL").split(" "));
   const SKIP = new Set("SCRIPT STYLE NOSCRIPT TEMPLATE TEXTAREA INPUT SELECT OPTION IFRAME OBJECT CANVAS VIDEO AUDIO svg".split(" "));
+  // Math renderers draw a formula twice: the visible copy, and a MathML one clipped to nothing for screen readers
+  // (with the TeX source in an <annotation>). Only the visible copy is text: the other would read "E=mc2E = mc^2E=mc2".
+  const HIDDEN_COPY = ".katex-mathml, mjx-assistive-mml, annotation, annotation-xml";
+  const PARAGRAPH = 2; // line breaks sent at a block's edge (a blank line: the backend never joins across it)
+  const LINE = 1;      // ... at a <br> or a newline in <pre>
 
   /**
-   * Build the text index of root: {text, segments: [{node, start, end}], byNode: Map}.
+   * Build the text index of root: {text, segments: [{node, start, end}], byNode: Map, breaks: Map}.
+   * breaks maps the offset of a "\n" to the line breaks it stands for (PARAGRAPH or LINE); other whitespace is a space.
    * skip(element) returning true leaves an element (and its subtree) out, e.g. our own UI.
    */
   function buildTextIndex(root, skip) {
     const parts = [];
     const segments = [];
     const byNode = new Map();
+    const breaks = new Map();
     let length = 0;
+    let pre = 0;      // how many <pre> the walk is in: their newlines are line breaks
     let last = "\n"; // last character so far; starting as a break avoids a leading virtual "\n"
-    function brk() {
+    function brk(lines) {
+      if (!length) return;
+      // After a text node's own "\n" no virtual one is added: that "\n" stands for the break.
       if (last !== "\n") { parts.push("\n"); length += 1; last = "\n"; }
+      breaks.set(length - 1, Math.max(lines, breaks.get(length - 1) || 0));
     }
     const TEXT = 3;
     const ELEMENT = 1;
@@ -186,7 +199,11 @@
     const stack = [[root, false]];
     while (stack.length) {
       const [node, leaving] = stack.pop();
-      if (leaving) { brk(); continue; }
+      if (leaving) {
+        if (node.tagName === "PRE") pre -= 1;
+        brk(node.tagName === "BR" ? LINE : PARAGRAPH);
+        continue;
+      }
       if (node.nodeType === TEXT) {
         const data = node.data;
         if (!data) continue;
@@ -194,20 +211,26 @@
         segments.push(seg);
         byNode.set(node, seg);
         parts.push(data);
+        if (pre) for (let i = data.indexOf("\n"); i >= 0; i = data.indexOf("\n", i + 1)) breaks.set(length + i, LINE);
         length += data.length;
         last = data[data.length - 1];
         continue;
       }
       if (node.nodeType !== ELEMENT && node.nodeType !== 9 && node.nodeType !== 11) continue;
       if (node.nodeType === ELEMENT) {
-        if (SKIP.has(node.tagName) || SKIP.has(node.localName) || (skip && skip(node))) continue;
+        if (SKIP.has(node.tagName) || SKIP.has(node.localName) || node.matches(HIDDEN_COPY) || (skip && skip(node))) continue;
       }
-      const block = node.nodeType === ELEMENT && BLOCK.has(node.tagName);
-      if (block) { brk(); stack.push([node, true]); }
+      // KaTeX's display formula is a <span> laid out as a block.
+      const block = node.nodeType === ELEMENT && (BLOCK.has(node.tagName) || (!!node.classList && node.classList.contains("katex-display")));
+      if (block) {
+        brk(node.tagName === "BR" ? LINE : PARAGRAPH);
+        if (node.tagName === "PRE") pre += 1;
+        stack.push([node, true]);
+      }
       const kids = node.childNodes;
       for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], false]);
     }
-    return { text: parts.join(""), segments, byNode };
+    return { text: parts.join(""), segments, byNode, breaks };
   }
 
   function firstSegmentEndingAfter(segments, pos) {
@@ -262,6 +285,19 @@
     return segs[lo].start;
   }
 
+  /** A Range's text as the index reads it, without the hidden copies of formulas: what its quote is compared with. */
+  function textOf(range) {
+    const top = range.commonAncestorContainer;
+    if (top.nodeType === 3) return range.toString();
+    const walker = top.ownerDocument.createTreeWalker(top, 4 /* NodeFilter.SHOW_TEXT */);
+    let out = "";
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!range.intersectsNode(n) || (n.parentElement && n.parentElement.closest(HIDDEN_COPY))) continue;
+      out += n.data.slice(n === range.startContainer ? range.startOffset : 0, n === range.endContainer ? range.endOffset : n.data.length);
+    }
+    return out;
+  }
+
   /** Index offsets {start, end} of a DOM Range. */
   function positionsOfRange(index, range) {
     return {
@@ -271,26 +307,46 @@
   }
 
   /**
-   * The text to send for index offsets [start, end): whitespace collapsed and trimmed, plus
-   * toIndex(u) mapping a UTF-16 offset in that text back to an index offset.
+   * The text to send for index offsets [start, end): each run of whitespace one space, or the line breaks the
+   * index records in it (a blank line between blocks), trimmed; invisible characters dropped. With
+   * startAt(u) / endAt(u) mapping a UTF-16 offset in that text back to an index offset.
    */
   function extract(index, start, end) {
-    const raw = index.text.slice(start, end);
-    const { norm, map } = normalizeWithMap(raw);
-    const lead = norm.length - norm.trimStart().length;
-    const text = norm.trim();
+    const src = index.text;
+    const breaks = index.breaks || new Map();
+    const out = [];
+    const map = []; // map[k]: the index offset of out's k-th character
+    let run = -1;   // start of the whitespace run being read, -1 outside one
+    let lines = 0;  // the line breaks in that run
+    for (let i = start; i < end; i++) {
+      const ch = src[i];
+      if (INVISIBLE.test(ch)) continue;
+      if (SPACE.test(ch)) {
+        if (run < 0) { run = i; lines = 0; }
+        lines = Math.max(lines, breaks.get(i) || 0);
+        continue;
+      }
+      if (run >= 0 && out.length) {  // whitespace before the first character is trimmed
+        const gap = lines ? "\n".repeat(lines) : " ";
+        for (const c of gap) { out.push(c); map.push(run); }
+      }
+      run = -1;
+      out.push(ch);
+      map.push(i);
+    }
+    map.push(end);
     return {
-      text,
+      text: out.join(""),
       /** Index offset of a start position u (UTF-16) in text. */
-      startAt(u) { return start + map[Math.min(u + lead, map.length - 1)]; },
+      startAt(u) { return map[Math.max(0, Math.min(u, map.length - 1))]; },
       /** Index offset just after the character ending at u (exclusive end) in text. */
-      endAt(u) { return u + lead <= 0 ? start : start + map[u + lead - 1] + 1; },
+      endAt(u) { return u <= 0 ? start : map[Math.min(u, map.length - 1) - 1] + 1; },
     };
   }
 
   const api = {
     CONTEXT, normalizeWithMap, collapse, prepare, describe, findQuote, anchor,
-    buildTextIndex, rangeFor, positionOf, positionsOfRange, extract,
+    buildTextIndex, rangeFor, positionOf, positionsOfRange, extract, textOf,
   };
   root.SC = root.SC || {};
   root.SC.anchoring = api;

@@ -116,7 +116,7 @@ test("extract collapses whitespace and maps offsets back into the index", () => 
   const win = dom("<p>  Lots   of\n   space.  </p><p>Next.</p>");
   const idx = AN.buildTextIndex(win.document.body);
   const ex = AN.extract(idx, 0, idx.text.length);
-  assert.equal(ex.text, "Lots of space. Next.");
+  assert.equal(ex.text, "Lots of space.\n\nNext.");  // a blank line between blocks (tests/js/extract.test.js)
   const s = ex.text.indexOf("of space.");
   const r = AN.rangeFor(idx, ex.startAt(s), ex.endAt(s + "of space.".length));
   assert.equal(r.toString(), "of\n   space.");

@@ -47,7 +47,8 @@ function check(ctx) {
 test("a check's sentences are anchored across markup and drawn by label", () => {
   const ctx = setup(HTML);
   const begun = check(ctx);
-  assert.equal(begun.text, PARTS.join(" "));
+  // A paragraph's sentences by a space; the list items each after a blank line (lib/anchoring.js extract).
+  assert.equal(begun.text, `${PARTS[0]} ${PARTS[1]}\n\n${PARTS[2]}\n\n${PARTS[3]}`);
   assert.deepEqual([...ctx.marks.entries.values()].map((e) => e.range.toString().replace(/\s+/g, " ")), PARTS);
   const hl = globalThis.CSS.highlights;
   assert.deepEqual(hl.get("sourcecheck-contradicted").ranges.map(String), ["The model has 7 billion parameters."]);
@@ -126,7 +127,7 @@ test("a re-check keeps the old marks until it has started (a failed one loses no
   const range = ctx.doc.createRange();
   range.selectNodeContents(ctx.doc.querySelector("ul"));
   const again = ctx.marks.begin(range);
-  assert.equal(again.text, "It was trained in 2021. It uses RoPE embeddings.");
+  assert.equal(again.text, "It was trained in 2021.\n\nIt uses RoPE embeddings.");
   assert.equal(ctx.marks.entries.size, 4, "begin() alone forgets nothing");
   assert.deepEqual(globalThis.CSS.highlights.get("sourcecheck-unsupported").ranges.map(String), ["It was trained in 2021."]);
   ctx.marks.replace(again);
