@@ -1,6 +1,7 @@
 """Fixtures for the extension's end-to-end tests: the real backend (fake model, hash embeddings),
 a chat-like page served from 127.0.0.1, and Debian's Chromium with the unpacked extension,
-driven by Python Playwright (recipe: ../shared/design/OFFLINE.md)."""
+driven by Python Playwright through executable_path (scripts/setup_browser installs both; never
+`playwright install`, which downloads its own browser)."""
 
 import http.server
 import os

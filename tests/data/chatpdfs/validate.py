@@ -7,7 +7,10 @@ Checks (any failure -> exit code 1):
   * uniform schema: id "chat-q<N>", dataset "chatpdfs-dev" (dev.jsonl, for tuning) or "chatpdfs-test"
     (test.jsonl, held out), task "chat_answer_pdfs",
     meta.fave_id == "fave-q<N>", no fave-q3, ids unique across all files given;
-  * sources / meta.papers / meta.query identical to the FAVE record (if the FAVE file is present);
+  * sources / meta.papers / meta.query identical to the FAVE record (if the FAVE file is present: $FAVE_DEV, else
+    ../shared/benchmarks/fave/dev.jsonl beside the clone, which CI provides; the FAVE paper set of
+    https://github.com/elicit/fave-dataset at commit 03f3f26, one record "fave-q<N>" per query; not fetched by the
+    package, and the check is skipped with a note without it);
   * one response label first; its label and error_types agree with the sentence labels;
   * sentence labels: index 0..n-1, text is an exact substring of text, in text order
     (non-overlapping), ends with a period, raw_label in true + the six FAVA types,
@@ -194,7 +197,10 @@ def main(paths):
     wanted = {r.get("meta", {}).get("fave_id") for _, r in recs}
     fave, fave_path = load_fave(wanted - HELD_OUT)
     if fave is None:
-        print("note: FAVE dev file not found; sources/meta not compared with it")
+        print(
+            "note: FAVE dev file not found ($FAVE_DEV, or ../shared/benchmarks/fave/dev.jsonl beside the clone);"
+            " sources/meta not compared with it"
+        )
     ids = Counter(r.get("id") for _, r in recs)
     for rid, c in ids.items():
         if c > 1:
