@@ -58,6 +58,7 @@
     apply: applyRevision,
     copy: () => ui.press("copy"),
     dismiss: (entry) => memory.dismiss(entry),
+    restored: (entry) => memory.save(memory.pageOf(entry)),  // a mark an undo brought back is kept across reloads
   });
 
   /** Put entry's revision in place of its sentence where the page's text is editable, else copy it; true when put. */

@@ -100,7 +100,28 @@
 
     /** Apply in place (the focus then stays in the edited text, after the revision), else copy. */
     apply(entry) {
-      if (this.act.apply(entry)) { this.back = null; this.ui.hideCard(true); }
+      const host = root.SC.edit.editableHost(entry.range);
+      if (!this.act.apply(entry)) return;
+      this.back = null;
+      this.ui.hideCard(true);
+      this.markAgainOnUndo(host, entry);
+    }
+
+    /** Apply forgets the sentence's mark (its sentence goes on purpose); the editor's undo brings the sentence back,
+     * and so its mark comes back too, and goes again on redo. */
+    markAgainOnUndo(host, entry) {
+      const AN = root.SC.anchoring;
+      const record = Object.assign({}, entry, { range: null, found: false });
+      host.addEventListener("input", (e) => {
+        if (e.inputType !== "historyUndo" && e.inputType !== "historyRedo") return;
+        const back = !!AN.findQuote(AN.prepare(AN.buildTextIndex(host).text), entry.selectors.quote);
+        const marked = this.marks.entries.get(entry.key);
+        if (back && !marked) {
+          this.marks.restore([record]);
+          if (this.act.restored) this.act.restored(entry);
+        }
+        else if (!back && marked) this.marks.remove(marked);
+      });
     }
 
     onKey(e) {

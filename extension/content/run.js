@@ -4,6 +4,29 @@
   "use strict";
 
   const { browser: B, messages: M, errors: E, checkState: CS, anchoring: AN, pace: PACE, toast: TOAST } = root.SC;
+  const MARGIN = 16;
+  const STEP = 12;  // px between the points looked at under a place for the toast: less than a line of text
+  // What a person may be reading or about to use under the toast: a control, a picture, an editor, or a line of text.
+  const CONTENT = "a, button, input, textarea, select, img, svg, video, canvas, [role=button], [role=textbox], " +
+    "[contenteditable]:not([contenteditable=false])";
+  const BASIS = { kept: " (from your earlier checks)", default: " (a first guess)" };
+
+  /** How much the page shows at viewport point (x, y): 2 for text or a control, 1 for an app's fixed bar or message
+   * box (position fixed or sticky, even where it is blank), else 0. Our own UI does not count. */
+  function shows(doc, x, y, range) {
+    const el = doc.elementsFromPoint(x, y).find((e) => !e.hasAttribute("data-sourcecheck-ui"));
+    if (!el || el === doc.body || el === doc.documentElement) return 0;
+    if (el.closest(CONTENT)) return 2;
+    for (const n of el.childNodes) {
+      if (n.nodeType !== 3 || !n.data.trim()) continue;
+      range.selectNodeContents(n);
+      for (const r of range.getClientRects()) if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) return 2;
+    }
+    for (let a = el; a && a !== doc.body; a = a.parentElement) {
+      if (/fixed|sticky/.test(root.getComputedStyle(a).position)) return 1;
+    }
+    return 0;
+  }
 
   class Runs {
     /** memory: the page's kept marks (content/memory.js). */
@@ -39,6 +62,7 @@
       const mine = { checkId, port, url, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), pace: PACE.start(this.keptPace) };
       this.current = mine;
       this.showProgress(mine, true);
+      this.placeToast(range);
       clearInterval(this.tick);
       this.tick = setInterval(() => { if (this.current === mine && !mine.done) this.showProgress(mine); else clearInterval(this.tick); }, 1000);
       port.onMessage.addListener((event) => this.onEvent(mine, event));
@@ -51,9 +75,45 @@
       return { ok: true, started: true, checkId, text: begun.text };
     }
 
-    /** The progress toast's text; the time left from this machine's measured pace, critiques included. */
+    /** The progress toast's text; the time left from this machine's measured pace, critiques included, and until this
+     * check has a pace of its own, where the estimate comes from. */
     progressText(mine) {
-      return TOAST.progressText(mine.state, Date.now() - mine.started, PACE.estimate(mine.pace, Date.now()));
+      const left = PACE.estimate(mine.pace, Date.now());
+      const text = TOAST.progressText(mine.state, Date.now() - mine.started, left);
+      return left ? text + (BASIS[PACE.basis(mine.pace)] || "") : text;
+    }
+
+    /** Put the toast in the corner where it covers the least: the selection and the text above it in its column most
+     * of all (a chat page puts the person's own message there, at the top right), then other text and controls, then
+     * an app's fixed bars (its message box at the bottom). */
+    placeToast(range) {
+      const doc = this.doc;
+      const box = this.ui.toast;
+      const w = Math.min(340, root.innerWidth - 2 * MARGIN);
+      // Its height once its stylesheet is in (on a page's first check it may still be loading), else a progress toast's.
+      const h = root.getComputedStyle(box).position === "fixed" ? box.getBoundingClientRect().height : 130;
+      const lines = [...range.getClientRects()].filter((r) => r.width && r.height);
+      const column = lines.length && { left: Math.min(...lines.map((r) => r.left)) - 24,
+        right: Math.max(...lines.map((r) => r.right)) + 24, bottom: Math.max(...lines.map((r) => r.bottom)) + 8 };
+      const inColumn = (x, y) => column && x >= column.left && x <= column.right && y <= column.bottom;
+      const probe = doc.createRange();
+      let best = null;
+      for (const c of [{ top: true, right: true }, { top: false, right: true }, { top: true, right: false }, { top: false, right: false }]) {
+        const left = c.right ? root.innerWidth - MARGIN - w : MARGIN;
+        const top = c.top ? MARGIN : root.innerHeight - MARGIN - h;
+        let covered = 0;
+        for (let x = left + 2; x < left + w; x += STEP) {
+          for (let y = top + 2; y < top + h; y += STEP) {
+            const seen = shows(doc, x, y, probe);
+            covered += seen === 2 && inColumn(x, y) ? 3 : seen;
+          }
+        }
+        if (!best || covered < best.covered) best = { c, covered };
+        if (!covered) break;
+      }
+      const px = MARGIN + "px";
+      Object.assign(box.style, { top: best.c.top ? px : "auto", bottom: best.c.top ? "auto" : px,
+        right: best.c.right ? px : "auto", left: best.c.right ? "auto" : px });
     }
 
     /** The progress toast: shown when the check starts, then only its text changes (a closed toast stays closed,

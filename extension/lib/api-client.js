@@ -6,6 +6,10 @@
   const ndjson = root.SC && root.SC.ndjson ? root.SC.ndjson : require("./ndjson.js");
   const errors = root.SC && root.SC.errors ? root.SC.errors : require("./errors.js");
 
+  /** The API's messages are also read in a terminal and in docs, with `commands` in Markdown code marks; in the
+   * extension they are plain text, where the marks would show as raw backticks. */
+  const plain = (message) => (typeof message === "string" ? message.replace(/`([^`\n]*)`/g, "$1") : message);
+
   /** An error from the backend or from reaching it; .friendly is what a person reads. */
   class BackendError extends Error {
     constructor(info, backendUrl) {
@@ -36,12 +40,15 @@
     }
 
     /** fetch with the token; throws BackendError for network failures and non-2xx answers. */
-    async request(path, { method = "GET", body, headers = {}, auth = true, signal, raw = false } = {}) {
+    /** keepalive: the request outlives the page that sent it (a side panel being closed). */
+    async request(path, { method = "GET", body, headers = {}, auth = true, signal, raw = false, keepalive = false } = {}) {
       const h = Object.assign({}, headers);
       if (auth && this.token) h.Authorization = "Bearer " + this.token;
       let response;
       try {
-        response = await this.fetch(this.url(path), { method, body, headers: h, signal, credentials: "omit" });
+        const init = { method, body, headers: h, signal, credentials: "omit" };
+        if (keepalive) init.keepalive = true;
+        response = await this.fetch(this.url(path), init);
       } catch (err) {
         if (err && err.name === "AbortError") throw err;
         // fetch rejects with a TypeError when nothing listens at the address.
@@ -51,7 +58,7 @@
         let body = null;
         try { body = await response.json(); } catch (_) { /* not the API's JSON error shape */ }
         const e = body && body.error ? body.error : {};
-        throw new BackendError({ status: response.status, code: e.code, message: e.message }, this.baseUrl);
+        throw new BackendError({ status: response.status, code: e.code, message: plain(e.message) }, this.baseUrl);
       }
       return raw ? response : response.json();
     }
@@ -97,7 +104,9 @@
 
     documents() { return this.request("/documents"); }
     document(id) { return this.request("/documents/" + encodeURIComponent(id)); }
-    deleteDocument(id) { return this.request("/documents/" + encodeURIComponent(id), { method: "DELETE" }); }
+    deleteDocument(id, { keepalive = false } = {}) {
+      return this.request("/documents/" + encodeURIComponent(id), { method: "DELETE", keepalive });
+    }
 
     /** Upload PDFs: files is [{name, blob}]. Resolves with the API's {ok, documents}. */
     upload(files) {
@@ -126,15 +135,17 @@
         headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" },
       });
       const type = response.headers.get("Content-Type") || "";
+      // An error event's message is read by a person too.
+      const deliver = (e) => onEvent(e && e.type === "error" && e.error ? Object.assign({}, e, { error: Object.assign({}, e.error, { message: plain(e.error.message) }) }) : e);
       if (type.includes("application/json")) {
         const whole = await response.json();
-        onEvent({ type: "sentences", sentences: whole.sentences || [] });
-        for (const v of whole.verdicts || []) onEvent(Object.assign({ type: "verdict" }, v));
-        onEvent(Object.assign({ type: "summary" }, whole.summary || {}));
+        deliver({ type: "sentences", sentences: whole.sentences || [] });
+        for (const v of whole.verdicts || []) deliver(Object.assign({ type: "verdict" }, v));
+        deliver(Object.assign({ type: "summary" }, whole.summary || {}));
         return;
       }
-      await ndjson.readStream(response, onEvent, (line) => {
-        onEvent({ type: "error", error: { code: "request_failed", message: "The backend sent a line that is not JSON: " + line.slice(0, 80) } });
+      await ndjson.readStream(response, deliver, (line) => {
+        deliver({ type: "error", error: { code: "request_failed", message: "The backend sent a line that is not JSON: " + line.slice(0, 80) } });
       });
     }
   }

@@ -2,13 +2,15 @@
 // event each; a flagged one comes with "final": false), then writes a critique for each flagged sentence (the same
 // index again, "final": true). Each phase has its own time per sentence: this check's own, an exponential moving
 // average of the gaps between its events, or before it has any, the one kept from earlier checks (storage "pace",
-// itself an average over checks). Pure functions: start(kept) -> p, observe(p, event, now) -> p, estimate(p, now),
-// remember(kept, p) -> what to keep.
+// itself an average over checks), or on a first-ever check a default. Pure functions: start(kept) -> p,
+// observe(p, event, now) -> p, estimate(p, now), basis(p), remember(kept, p) -> what to keep.
 (function (root) {
   "use strict";
 
   const ALPHA = 0.3;          // weight of a new gap in this check's pace
   const ACROSS = 0.5;         // weight of a finished check's pace in the kept one
+  const DEFAULT_VERDICT_MS = 5000;  // a first-ever check's guess: 10 verdicts took 48.6 s (docs/performance.md)
+  const STRETCH = 1.2;        // a step that has run past its expected time is expected to take this much more than so far
   const CRITIQUE_RATIO = 2;   // a critique ≈ 2 verdicts when none was ever measured (docs/performance.md: 10 verdicts
                               // 48.6 s, their 3 critiques 27 s more)
   const SHARE = 0.3;          // share of sentences flagged, before any check has said
@@ -64,32 +66,48 @@
   }
 
   /** Time per verdict and per critique now: this check's, else the kept ones (critiques scaled by how much faster or
-   * slower today's verdicts are than the kept ones), else a critique as CRITIQUE_RATIO verdicts. */
+   * slower today's verdicts are than the kept ones), else a critique as CRITIQUE_RATIO verdicts; a first-ever check's
+   * verdicts take DEFAULT_VERDICT_MS until two have come. */
   function paces(p) {
     const k = p.kept;
-    const verdictMs = p.verdictMs !== null ? p.verdictMs : k.verdictMs;
+    const verdictMs = p.verdictMs ?? k.verdictMs ?? DEFAULT_VERDICT_MS;
     let critiqueMs = p.critiqueMs;
     if (critiqueMs === null && k.critiqueMs !== null) {
       critiqueMs = k.critiqueMs * (p.verdictMs !== null && k.verdictMs ? p.verdictMs / k.verdictMs : 1);
     }
-    if (critiqueMs === null && verdictMs !== null) critiqueMs = verdictMs * CRITIQUE_RATIO;
+    if (critiqueMs === null) critiqueMs = verdictMs * CRITIQUE_RATIO;
     return { verdictMs, critiqueMs };
   }
 
-  /** Milliseconds left (rounded), or null when nothing is known yet or the check is over. */
+  /** Where the time per verdict comes from: "check" (this one's), "kept" (earlier checks'), "default" (a guess). */
+  function basis(p) {
+    return p.verdictMs !== null ? "check" : p.kept.verdictMs !== null ? "kept" : "default";
+  }
+
+  /** Milliseconds left (rounded), or null before the sentences are known or once the check is over. */
   function estimate(p, now) {
     if (p.done || !p.total) return null;
-    const { verdictMs, critiqueMs } = paces(p);
-    if (verdictMs === null) return null;
+    let { verdictMs, critiqueMs } = paces(p);
     const left = Math.max(0, p.total - p.verdicts);
     // Sentences still to score will be flagged as often as those scored, the kept share weighing in early on.
     const prior = p.kept.flaggedShare !== null ? p.kept.flaggedShare : SHARE;
     const share = (p.flagged + prior * PRIOR_WEIGHT) / (p.verdicts + PRIOR_WEIGHT);
     const critiquesLeft = Math.max(0, p.flagged - p.critiques) + left * share;
-    // The sentence under way has been worked on since the last event.
-    const under = left > 0 ? verdictMs : critiqueMs;
-    const ms = left * verdictMs + critiquesLeft * critiqueMs - Math.min(now - p.lastAt, under);
-    return Math.max(0, Math.round(ms));
+    // The step under way (the next verdict, else the next critique) has been worked on since the last event. Once it
+    // has run past its expected time, it takes longer than it has so far, and the others of its kind likely longer
+    // too: as long, while their time is a guess (a critique guessed from quick verdicts can take ten times as long),
+    // or averaged in once this check has measured it. Not after the first verdict, which waits for the search and the
+    // model to load.
+    const since = Math.max(0, now - p.lastAt);
+    const expected = left > 0 ? verdictMs : critiqueMs;
+    const stretched = Math.max(expected, since * STRETCH);
+    if (since > expected && p.verdicts > 0) {
+      const longer = (left > 0 ? p.verdictMs : p.critiqueMs) !== null ? ema(expected, since, ALPHA) : since;
+      if (left > 0) verdictMs = longer; else critiqueMs = longer;
+    }
+    if (left === 0 && critiquesLeft === 0) return 0;
+    const rest = left > 0 ? (left - 1) * verdictMs + critiquesLeft * critiqueMs : (critiquesLeft - 1) * critiqueMs;
+    return Math.max(0, Math.round(stretched - since + rest));
   }
 
   /** The pace to keep after a check: each measured value averaged into the kept one. */
@@ -101,7 +119,7 @@
     return k;
   }
 
-  const api = { MAX_MS, start, observe, estimate, remember, paces };
+  const api = { MAX_MS, DEFAULT_VERDICT_MS, start, observe, estimate, basis, remember, paces };
   root.SC = root.SC || {};
   root.SC.pace = api;
   if (typeof module === "object" && module.exports) module.exports = api;

@@ -1,13 +1,60 @@
-// The side panel's library: one row per PDF (its progress while it is read, Delete or Dismiss), and adding PDFs
-// by the file picker or by a drop.
+// The side panel's library: one row per PDF (its progress while it is read, Delete with Undo, or Dismiss), and adding
+// PDFs by the file picker or by a drop.
 (function () {
   "use strict";
 
   const P = globalThis.SC.panel;
   const { $, el } = P;
+  const { toFriendly } = globalThis.SC.apiClient;
   let docTimer = null;
+  const UNDO_MS = 6000;
+  // Deletes not sent yet, id -> {timer, client}: the DELETE goes when the Undo window ends, or at once when the panel
+  // closes. Until then Undo costs nothing (the PDF, its passages and the cards' links to it are untouched); a DELETE
+  // sent at once could only be undone by uploading the PDF again and reading it anew, under another id.
+  const pending = new Map();
+
+  async function sendDelete(id, keepalive) {
+    const p = pending.get(id);
+    if (!p) return;
+    clearTimeout(p.timer);
+    pending.delete(id);
+    try { await p.client.deleteDocument(id, { keepalive }); } catch (err) { if (!keepalive) P.showBanner(toFriendly(err)); }
+    if (!keepalive) refreshDocuments();
+  }
+
+  async function deleteLater(id) {
+    const client = await P.client();  // this backend's, even if the settings switch to another meanwhile
+    pending.set(id, { client, timer: setTimeout(() => sendDelete(id, false), UNDO_MS) });
+    refreshDocuments();
+  }
+
+  function undo(id) {
+    const p = pending.get(id);
+    if (p) clearTimeout(p.timer);
+    pending.delete(id);
+    refreshDocuments();
+  }
+
+  // A closing panel sends what it was holding back; keepalive lets the request outlive the page.
+  window.addEventListener("pagehide", () => { for (const id of [...pending.keys()]) sendDelete(id, true); });
+
+  /** A deleted PDF's row for the Undo window: its name and "Deleted · Undo". */
+  function deletedRow(d) {
+    const li = el("li", "doc deleted");
+    li.dataset.id = d.id;
+    li.dataset.status = "deleted";
+    const b = el("button", "link undo", "Undo");
+    b.type = "button";
+    b.title = "Keep this PDF in the library";
+    b.addEventListener("click", () => undo(d.id));
+    const meta = el("div", "hint", "Deleted · ");
+    meta.append(b);
+    li.append(el("div", "name", d.title || d.filename), meta);
+    return li;
+  }
 
   function docRow(d) {
+    if (pending.has(d.id)) return deletedRow(d);
     const li = el("li", "doc");
     li.dataset.id = d.id;
     li.dataset.status = d.status;
@@ -26,6 +73,8 @@
     del.title = failed ? "Remove this failed PDF from the list" : "Remove this PDF from the library";
     del.addEventListener("click", async () => {
       del.disabled = true;
+      if (!failed) { deleteLater(d.id).catch((err) => P.showBanner(toFriendly(err))); return; }
+      // A failed PDF has nothing to keep: dismissed at once.
       try { await P.call((c) => c.deleteDocument(d.id)); } catch (err) { P.showBanner(err); }
       refreshDocuments();
     });

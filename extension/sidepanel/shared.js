@@ -36,6 +36,13 @@
   // ---------------------------------------------------------------- banner (errors a person understands)
 
   const FIRST_RUN = ["backend_unreachable", "not_paired"];
+  // lib/errors.js words its hints for a page, which sends people to the side panel; here they are in it.
+  const HERE = {
+    not_paired: "Below, enter the pairing code the server printed when it started " +
+      "(or run sourcecheck pair in a terminal for a fresh one).",
+    empty_library: "Drop PDFs on the Library area below, or choose files there.",
+    forbidden: "Check the Backend URL under Settings below (use 127.0.0.1 or localhost).",
+  };
 
   function showBanner(err) {
     const banner = $("banner");
@@ -43,7 +50,7 @@
     banner.hidden = false;
     banner.dataset.code = err.code || "";
     $("banner-message").textContent = err.message || "Something went wrong.";
-    $("banner-hint").textContent = err.hint || "";
+    $("banner-hint").textContent = HERE[err.code] || err.hint || "";
     $("banner-command-row").hidden = !err.command;
     $("banner-command").textContent = err.command || "";
     // On a first run the backend may simply be at another address than the default one.

@@ -6,6 +6,8 @@
   const P = globalThis.SC.panel;
   const { $ } = P;
 
+  const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
   async function refreshStatus() {
     const st = await (await P.client()).status();
     const dot = $("status-dot");
@@ -23,7 +25,7 @@
     } else {
       $("status-model").textContent = "–";
     }
-    $("status-library").textContent = st.library ? `${st.library.documents} PDFs, ${st.library.chunks} passages` : "–";
+    $("status-library").textContent = st.library ? `${count(st.library.documents, "PDF")}, ${count(st.library.chunks, "passage")}` : "–";
     $("pairing").hidden = !st.reachable || st.paired;
     P.showBanner(st.error || null);
     if (st.paired) P.refreshDocuments();

@@ -1,9 +1,9 @@
 // The PDF viewer page: opens a library document at a page with the evidence quote highlighted.
 // URL: viewer/index.html?doc=<id>&page=<n>&q=<quote>&name=<filename>. The bytes come from GET /documents/{id}/file
-// (with the token from extension storage); pdf.js renders them.
+// (with the token from extension storage); pdf.js renders them; find.js finds the quote in the page's text layer.
 import * as pdfjs from "../vendor/pdfjs/pdf.min.mjs";
 
-const { browser: B, errors: E, settings: S, apiClient: A, anchoring: AN } = globalThis.SC;
+const { browser: B, errors: E, settings: S, apiClient: A, find: F } = globalThis.SC;
 const params = new URLSearchParams(location.search);
 const docId = params.get("doc");
 const quote = params.get("q") || "";
@@ -56,24 +56,10 @@ function pointAt(pieces, pos, isEnd) {
   return null;
 }
 
-/** Find the quote (or, failing that, its longest sentence) in the layer's text. */
-function findQuoteIn(text) {
-  const prepared = AN.prepare(text);
-  const tries = [quote];
-  const sentences = quote.split(/(?<=[.!?])\s+/).filter((s) => s.length > 20).sort((a, b) => b.length - a.length);
-  tries.push(...sentences.slice(0, 2));
-  if (quote.length > 80) tries.push(quote.slice(0, 80));
-  for (const t of tries) {
-    const hit = AN.findQuote(prepared, { exact: t, prefix: "", suffix: "" });
-    if (hit) return hit;
-  }
-  return null;
-}
-
 function highlight(textLayer) {
   if (!quote) return false;
   const { text, pieces } = layerText(textLayer);
-  const hit = findQuoteIn(text);
+  const hit = F.locate(text, quote);
   if (!hit) return false;
   const a = pointAt(pieces, hit.start, false);
   const b = pointAt(pieces, hit.end, true);
@@ -141,12 +127,12 @@ async function openAt(n) {
         : `Page ${n}: the exact passage could not be located on this page; it is quoted here: “${quote}”`;
 }
 
-/** A shared library's document whose PDF is on another computer: the page and the quote are all there is here. */
-function showElsewhere(err) {
+/** The page and the quote, without the PDF: message says why it cannot be shown. */
+function showQuoteOnly(message) {
   $("status").textContent = quote ? `Page ${pageNo}: “${quote}”` : `Page ${pageNo}.`;
   const box = $("error");
   box.hidden = false;
-  box.textContent = err.message;  // the backend's: whose PDF it is and what to do (the hint would repeat it)
+  box.textContent = message;
   $("viewport").style.display = "none";  // (its stylesheet display rule would beat the hidden attribute)
 }
 
@@ -158,7 +144,14 @@ async function main() {
     const bytes = await fetchBytes(docId);
     pdf = await pdfjs.getDocument({ data: bytes, useWasm: false, useSystemFonts: true }).promise;
   } catch (err) {
-    if (err.code === "file_elsewhere") { showElsewhere(err); return; }
+    // A shared library's document whose PDF is on another computer: the backend's message says whose and what to do
+    // (the hint would repeat it).
+    if (err.code === "file_elsewhere") { showQuoteOnly(err.message); return; }
+    // Deleted since the check: the backend knows no such id, which is no reason to "try again".
+    if (err.detail === "document_not_found") {
+      showQuoteOnly("This PDF was removed from your library, so it cannot be shown. Add it again to see the passage in it.");
+      return;
+    }
     showError(err.code ? err : E.friendlyError({ code: "request_failed", message: String(err && err.message || err) }));
     return;
   }

@@ -113,3 +113,22 @@ test("status() says reachable, paired and why not, without throwing", async () =
   }, []) }).status();
   assert.deepEqual([ok.reachable, ok.paired, ok.error, ok.library.documents], [true, true, null, 2]);
 });
+
+test("the backend's Markdown code marks do not reach a person: no raw backticks in a message", async () => {
+  const msg = "The library has no ready documents to check against; add PDFs first (drop them on the side panel, or run `sourcecheck ingest FILE.pdf`).";
+  const c = new BackendClient({ baseUrl: "http://x", token: "t", fetchImpl: fakeFetch({
+    "POST /api/v1/check": new Response(JSON.stringify({ ok: false, error: { code: "empty_library", message: msg }, status: 409 }), { status: 409 }),
+  }, []) });
+  await assert.rejects(c.check("A claim.", { onEvent() {} }), (err) => {
+    assert.equal(err.friendly.message, msg.replace("`sourcecheck ingest FILE.pdf`", "sourcecheck ingest FILE.pdf"));
+    return true;
+  });
+  // The same in an error event of the stream.
+  const events = [];
+  const streamed = new BackendClient({ baseUrl: "http://x", token: "t", fetchImpl: fakeFetch({
+    "POST /api/v1/check": new Response(JSON.stringify({ type: "error", error: { code: "model_failed", message: "Run `scripts/setup`." } }) + "\n",
+      { headers: { "Content-Type": "application/x-ndjson" } }),
+  }, []) });
+  await streamed.check("A claim.", { onEvent: (e) => events.push(e) });
+  assert.equal(events[0].error.message, "Run scripts/setup.");
+});

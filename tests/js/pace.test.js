@@ -45,10 +45,41 @@ test("a table of event timings gives these estimates (kept pace: 1 s a verdict, 
   ]);
 });
 
-test("with nothing kept there is no estimate until this check has a pace, then a critique counts 2 verdicts", () => {
-  const rows = [[0, sentences(3)], [4000, scored(0, false)], [5000, scored(1, false)]];
-  // share (0 + 0.3 × 4) / (2 + 4) = 0.2 of the last sentence: 1000 + 0.2 × 2000
-  assert.deepEqual(run(null, rows), [null, null, 1400]);
+test("a first-ever check has an estimate from its first second: a default per sentence, said to be a guess", () => {
+  const rows = [[0, sentences(3)], [1000, TICK], [4000, scored(0, false)], [5000, scored(1, false)]];
+  // 3 × 5 s + 0.3 × 3 critiques of 10 s; a second later one less; after the first verdict 2 × 5 s + 2 × 0.24 × 10 s;
+  // after the second this check's own pace (1 s, a critique 2 s): 1000 + 0.2 × 2000
+  assert.deepEqual(run(null, rows), [24000, 23000, 14800, 1400]);
+  let p = P.observe(P.start(null), sentences(3), 0);
+  assert.equal(P.basis(p), "default");
+  assert.equal(P.basis(P.observe(P.start({ verdictMs: 4000 }), sentences(3), 0)), "kept");
+  for (const [t, e] of rows.slice(2)) p = P.observe(p, e, t);
+  assert.equal(P.basis(p), "check");
+});
+
+test("while critiques are written the estimate counts them: one running past its guess stretches the rest", () => {
+  // Quick verdicts (0.5 s, as kept from an earlier check) put a critique at 1 s; each takes 10 s. The estimate must not
+  // sit at "about 1 s" while they are written.
+  const rows = [[0, sentences(3)], [2000, scored(0, true)], [2500, scored(1, true)], [3000, scored(2, true)]];
+  for (let t = 4000; t < 13000; t += 1000) rows.push([t, TICK]);
+  rows.push([13000, critique(0)], [14000, TICK], [23000, critique(1)], [30000, TICK], [32000, TICK]);
+  const truth = (t) => 33000 - t;
+  const estimates = run({ verdictMs: 500, critiqueMs: 1000, flaggedShare: 0.5 }, rows);
+  rows.forEach(([t, e], i) => {
+    assert.ok(estimates[i] > 0, `at ${t} ms a critique is still being written: estimate ${estimates[i]}`);
+    // While the first critique runs, the two after it will take at least as long as it has so far; once one is
+    // measured, the estimate is within ±25 % (or a second) of the time left.
+    const ok = t < 13000 ? estimates[i] >= 2 * (t - 3000) : Math.abs(estimates[i] - truth(t)) <= Math.max(0.25 * truth(t), 1000);
+    assert.ok(ok, `at ${t} ms: estimate ${estimates[i]}, truth ${truth(t)}`);
+  });
+  assert.equal(estimates[rows.findIndex(([t]) => t === 12000)], 19800, "1.8 s more of this one + 2 × its 9 s so far");
+  assert.equal(estimates[rows.findIndex(([t]) => t === 14000)], 19000, "2 critiques of the 10 s measured, 1 s done");
+});
+
+test("a long first verdict (the search, the model loading) stretches only itself, not the sentences after it", () => {
+  const kept = { verdictMs: 5000, critiqueMs: 10000, flaggedShare: 0.3 };
+  // 20 s in: this one takes 20 % more than so far (4 s), then 9 verdicts of 5 s and 3 critiques of 10 s
+  assert.deepEqual(run(kept, [[0, sentences(10)], [20000, TICK]]), [80000, 79000]);
 });
 
 /** A check of n sentences at a steady pace: the events and the true time left at each. */
