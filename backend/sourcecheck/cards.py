@@ -9,10 +9,14 @@ import re
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
+from sourcecheck.phrases import NEGATIONS, OPPOSITE
+from sourcecheck.quantities import stems
 from sourcecheck.text import STOPWORDS, content_words, numbers
 
 if TYPE_CHECKING:  # for the annotations only: cards need no more than the text of evidence
     from sourcecheck.evidence import Evidence
+
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?", re.IGNORECASE)
 
 NOT_FOUND = "Your PDFs do not say this; the closest passages are shown below."
 # A clause that says what the sources state, unless it denies it ("the excerpts do not mention ...")
@@ -20,8 +24,8 @@ _ATTRIBUTION = re.compile(
     r"\b(according to|as (?:stated|reported|described|given) (?:in|by)|per the)\b|"
     r"\b(excerpts?|sources?|passages?|papers?|text|documents?|study|studies|authors?)\b"
     r".{0,60}?\b(states?|stated|says?|said|reports?|reported|mentions?|mentioned|shows?|notes?|"
-    r"indicates?|describes?|lists?|finds?|found|gives?|claims?|has|have|had|contains?|uses?|"
-    r"is|are|was|were)\b",
+    r"indicates?|describes?|lists?|finds?|found|gives?|claims?|confirms?|confirmed|supports?|has|have|had|"
+    r"contains?|uses?|is|are|was|were)\b",
     re.IGNORECASE,
 )
 _DENIAL = re.compile(r"\b(not|no|never|nothing|neither)\b|n't", re.IGNORECASE)
@@ -31,9 +35,19 @@ _AFFIRMS = re.compile(
     r"\b(?:is|are|was|were|seems?|appears?)\s+(?:\w+\s+){0,2}?(?:correct|accurate|true|right|"
     r"supported|consistent with|in line with|confirmed)\b|\b(?:accurately|correctly)\s+(?:states?|"
     r"describes?|reflects?|reports?|summari[sz]es?|captures?)\b|"
-    r"\b(?:matches|aligns with|agrees with)\b",
+    r"\b(?:matches|aligns with|agrees with)\b|"
+    r"\b(?:supports?|confirms?|corroborates?)\s+(?:the|this|that)\s+(?:claim|sentence|statement)\b",
     re.IGNORECASE,
 )
+# A clause that says the sources state what the sentence says, in its words ("The excerpts state that Factored
+# Verification checks each sentence..."): it repeats this share of the sentence's content stems, at least
+# RESTATED_STEMS of them, adds no more than RESTATED_NEW new stems for each of the sentence's, and puts none in place
+# of one it leaves out (_restates())
+RESTATED = 0.7
+RESTATED_STEMS = 3
+RESTATED_NEW = 0.5
+INFLECTED = 4  # letters two stems share when they are one word inflected otherwise ("cited", "cites")
+_CONTRAST = re.compile(r"\b(?:but|however|whereas|while|although|though|yet|except)\b", re.IGNORECASE)
 _OBJECTS = re.compile(
     r"\b(?:wrong|incorrect|inaccurate|missing|differs?|different|instead|rather than|contradicts?|"
     r"misstates?|overstates?|understates?|error|mistaken|only|unsupported)\b",
@@ -67,11 +81,13 @@ def critique_is_sound(critique: str, claim: str, evidence: Sequence[Evidence]) -
     found = " ".join(e.passage for e in evidence)
     found_words, found_numbers = set(content_words(found)), numbers(found)
     own = {n for n in numbers(claim) if n not in found_numbers}
-    own_names = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", claim)} - found_words - STOPWORDS
+    own_names = _names(claim) - found_words - STOPWORDS
     own_words = set(content_words(claim)) - found_words
-    clauses = re.split(r"(?<=[.;])\s+|,?\s+(?:but|while|whereas|however)\s+", critique)
-    if any(_AFFIRMS.search(c) and not _DENIAL.search(c) for c in clauses) and not any(
-        _DENIAL.search(c) or _OBJECTS.search(c) for c in clauses
+    clauses = [c for c in re.split(r"(?<=[.;])\s+|,?\s+(?:but|while|whereas|however)\s+", critique) if c.strip()]
+    if not any(_DENIAL.search(c) or _OBJECTS.search(c) for c in clauses) and (
+        any(_AFFIRMS.search(c) for c in clauses)
+        or not _CONTRAST.search(critique)
+        and all(_restates(c, claim) for c in clauses)
     ):
         return False  # it only says the flagged sentence holds: the card would contradict its verdict
     for clause in clauses:
@@ -80,12 +96,42 @@ def critique_is_sound(critique: str, claim: str, evidence: Sequence[Evidence]) -
         if (
             numbers(clause) & own
             or numbers(clause) - found_numbers
-            or {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", clause)} & own_names
+            or _names(clause) & own_names
             or _OPINION.search(clause)
             and set(content_words(clause)) & own_words
         ):
             return False
     return True
+
+
+def _restates(clause: str, claim: str) -> bool:
+    """Whether a clause puts the sentence itself in the sources' mouth ("The excerpts state that <the sentence>"):
+    it attributes, denies nothing, repeats RESTATED of the sentence's stems, and brings no number, name, negation or
+    opposite word of its own (a critique that says "the excerpts state that ChatGPT, not FAVA, ..." corrects)."""
+    said = _ATTRIBUTION.search(clause)
+    if not said or _DENIAL.search(clause):
+        return False
+    rest = clause[said.end() :]
+    ours, theirs, words = stems(claim), stems(rest), set(_WORD.findall(rest.lower()))
+    names = _names(rest) - _names(claim) - set(content_words(claim))
+    dropped, added = ours - theirs, theirs - ours
+    # a word of the sentence left out and another put in is a correction ("each paragraph" for "each sentence"),
+    # unless it is the same word inflected otherwise ("cited" for "cites")
+    swapped = {w for w in added if not any(w[:INFLECTED] == d[:INFLECTED] for d in dropped)} if dropped else set()
+    return (
+        len(ours) >= RESTATED_STEMS
+        and len(ours & theirs) >= RESTATED * len(ours)
+        and len(added) <= RESTATED_NEW * len(ours)
+        and not swapped
+        and numbers(rest) <= numbers(claim)
+        and not names - STOPWORDS
+        and not (words & NEGATIONS) - set(_WORD.findall(claim.lower()))
+        and not any(OPPOSITE.get(w, set()) & words for w in _WORD.findall(claim.lower()) if w not in words)
+    )
+
+
+def _names(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", text)}
 
 
 def opinion(claim: str, evidence: Sequence[Evidence]) -> bool:
@@ -106,7 +152,12 @@ def name_excerpts(critique: str, block: Sequence[Evidence]) -> str:
 
 
 def normal(text: str) -> str:
-    return " ".join(content_words(text))
+    """What a sentence says, for telling whether a revision changed it: its content words, its values, and its
+    negations and direction words. Content words alone leave out one-character words and stopwords, so "5 hours"
+    and "3 hours", "before" and "after", "is not" and "is" read the same: issue 36's red card for 5 where its page
+    said 3 had its correction refused as unchanged, unread."""
+    turns = [w for w in _WORD.findall(text.lower()) if w in OPPOSITE or w in NEGATIONS]
+    return " ".join(content_words(text) + sorted(numbers(text)) + turns)
 
 
 def supported_note(evidence: Sequence[Evidence]) -> str | None:

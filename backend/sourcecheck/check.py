@@ -206,7 +206,7 @@ def _events(
 def revise(text: str, sentences: Sequence[Sentence], verdicts: Iterable[Event]) -> tuple[str, list[int]]:
     """(the text with each flagged sentence's revision in its place, the indices of flagged sentences left as they
     were because none of their revisions held). Each revision was verified against the sources when its card was
-    written (judge.revision_holds); everything around the sentences (paragraphs, list markers, headings) stays
+    written (judge.revision_fault); everything around the sentences (paragraphs, list markers, headings) stays
     exactly as written, so nothing is duplicated or flattened, unlike a model rewriting the whole text."""
     out: list[str] = []
     at, unrevised = 0, []

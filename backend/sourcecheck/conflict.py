@@ -48,6 +48,7 @@ __all__ = [
     "find_conflict",
     "find_conflicts",
     "find_numbers",
+    "put_value",
     "same_value",
     "stems",
 ]
@@ -221,9 +222,31 @@ def corrected(claim: str, conflict: Conflict) -> str | None:
     """The claim with its value replaced by the source's (None where no replacement is known)."""
     if conflict.kind == "negation" or not conflict.fixable:
         return None
-    pattern = r"(?<![\w.,])" + re.escape(conflict.claim_value) + r"(?![\w])"  # the whole word or number only
     value, first = conflict.source_value, conflict.source_value.split()[0].lower()
     if first in UNITS or first == "a" or WORD_NUMBER.fullmatch(first):
         value = value[0].lower() + value[1:]  # a word number that opened the source's sentence: not mid-sentence
-    fixed, n = re.subn(pattern, value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
-    return fixed if n else None
+    return put_value(claim, conflict.claim_value, value, conflict.quote)
+
+
+# A unit that text.read_numbers reads stuck to its value ("5ms", "10x", "3GB"); not an ordinal or a decade's s
+_GLUED_UNIT = re.compile(r"^(\d[\d,.]*)(x|mg|kg|ml|mm|cm|km|ms|GB|MB|TB)$")
+
+
+def put_value(claim: str, claim_value: str, source_value: str, quote: str = "") -> str | None:
+    """The claim with its value (the whole word or number only, its first occurrence) replaced by the source's, each
+    unit kept as written: "5ms" with the quote's "3 ms" becomes "3ms", not "3" (the unit lost); "5 ms" with the
+    quote's "3ms" becomes "3 ms", not "3ms ms". None when the claim does not have the value."""
+    found = re.search(r"(?<![\w.,])" + re.escape(claim_value) + r"(?![\w])", claim, flags=re.IGNORECASE)
+    if not found:
+        return None
+    ours, theirs = _GLUED_UNIT.match(claim_value), _GLUED_UNIT.match(source_value)
+    if ours and not theirs and _unit_after(quote, source_value, ours.group(2)):
+        source_value += ours.group(2)
+    elif theirs and not ours and _unit_after(claim[found.start() :], claim_value, theirs.group(2)):
+        source_value = theirs.group(1)
+    return claim[: found.start()] + source_value + claim[found.end() :]
+
+
+def _unit_after(text: str, value: str, unit: str) -> bool:
+    """Whether the text writes the value with the unit a space apart ("3 ms")."""
+    return bool(re.search(r"(?<![\w.,])" + re.escape(value) + r"\s+" + re.escape(unit) + r"\b", text, re.I))

@@ -30,7 +30,7 @@ from sourcecheck.llm.base import Model
 from sourcecheck.prompting import messages, sources_text
 from sourcecheck.reading import find_by_reading
 from sourcecheck.text import STOPWORDS, content_words, numbers
-from sourcecheck.verdict import decide, stated_card
+from sourcecheck.verdict import decide, stated_card, without_revision
 
 # p_supported below which a sentence is flagged, per sensitivity, where the head or calibration in use names
 # none of its own (each is fitted on the product-shaped set: docs/quality.md)
@@ -246,17 +246,27 @@ class Judge:
             elif found["error_type"] == "subjective":  # the 1.5B judge calls most flagged sentences subjective
                 found["error_type"] = "invented"  # (docs/quality.md): without an opinion word, "not in your PDFs"
             found["critique"] = name_excerpts(found["critique"], shown)
-        if found["revised"] and not self.revision_holds(claim, found["revised"], evidence, shown):
+        fault = found["revised"] and self.revision_fault(claim, found["revised"], evidence, shown)
+        if fault:
             found["revised"] = None
+            if isinstance(score.conflict, Conflict):  # a red card says why it offers no revision
+                found["critique"] = without_revision(found["critique"], score.conflict, places, fault)
         self._remember(key, found)
         return dict(found)
 
-    def revision_holds(self, claim: str, revised: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> bool:
-        """A revision is worth showing when it changes the sentence and its sources support it (one more pass)."""
-        if normal(revised) == normal(claim) or find_conflict(revised, evidence):
-            return False
+    def revision_fault(
+        self, claim: str, revised: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
+    ) -> str | None:
+        """Why a revision is not worth showing (a key of verdict.NO_REVISION), or None when it is: it changes the
+        sentence, states no value its sources state otherwise, and its sources support it (one more pass)."""
+        if normal(revised) == normal(claim):
+            return "unchanged"
+        if find_conflict(revised, evidence):
+            return "conflict"
         p_raw, state = self.p_yes(revised, evidence, shown)
-        return self.calibrate(p_raw, signal_features(revised, evidence, p_raw), state) >= self.threshold
+        if self.calibrate(p_raw, signal_features(revised, evidence, p_raw), state) < self.threshold:
+            return "unsupported"
+        return None
 
     def verdict(
         self,

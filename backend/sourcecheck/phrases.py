@@ -64,6 +64,8 @@ NEGATION_REACH = 4  # words before them in which a negation still negates them (
 # the claim's stems, and this share of them ("not" is common; a sentence sharing the topic states other things).
 NEGATION_SHARED_WORDS = 3
 NEGATION_SHARED_SHARE = 0.6
+BOTH_WAYS_WORDS = 4  # words before "without" that may hold its "with": "with retrieval and without", "with
+# the retriever or without"
 
 DIRECTION_SHARED_WORDS = 3  # stems around a direction word and around its opposite in common: "higher" and
 # "lower" occur in most results sections, about different things
@@ -87,9 +89,10 @@ def negation_conflict(claim: str, sentence: str, shared: set[str], about: set[st
         return None
     for negated, other in ((claim, sentence), (sentence, claim)):
         about_negated = stems(negated)
-        if any(set(scope) & about_negated for _, scope in _scopes(other)):
+        if any(set(scope) & about_negated for _, scope in _scopes(other, both_ways=True)):
             continue  # both negate something the sentence is about: "no cases among the vaccinated" vs "cases in 12,
-            # none among the vaccinated" say the same; word scopes cannot tell which negation matches which
+            # none among the vaccinated" say the same; word scopes cannot tell which negation matches which (a
+            # "with and without" counts here as before: it is no reason to find more conflicts)
         for word, scope in _scopes(negated):
             if _stands_plain(scope, other):
                 return ("negation",) + ((word, "(no negation)") if negated is claim else ("(no negation)", word))
@@ -100,12 +103,31 @@ def _is_negation(word: str) -> bool:
     return word in NEGATIONS or word.endswith(("n't", "n’t"))
 
 
-def _scopes(text: str) -> list[tuple[str, list[str]]]:
-    """(negation word, the first SCOPE_STEMS content stems after it) for each negation in the text."""
+def _both_ways(words: Sequence[str], i: int) -> bool:
+    """Whether the negation words[i] is one side of a phrase that states both ways: "with and without retrieval",
+    "with or without", "with/without", "without and with", "whether or not", "retrieved or not". It negates
+    nothing: a sentence that says X holds is one of the two ways, not the opposite (issue 36: "FAVA is a
+    retrieval-augmented model" was red beside "we compare FAVA with and without retrieval")."""
+    w, before, after = words[i], words[max(0, i - BOTH_WAYS_WORDS) : i], words[i + 1 : i + 3]
+    if w == "not":
+        return before[-1:] == ["or"]  # "or no" is not both ways: "little or no effect" is no effect
+    if w != "without":
+        return False
+    return (
+        before[-1:] == ["with"]
+        or before[-1:] in (["and"], ["or"])
+        and "with" in before[:-1]
+        or after in (["and", "with"], ["or", "with"])
+    )
+
+
+def _scopes(text: str, both_ways: bool = False) -> list[tuple[str, list[str]]]:
+    """(negation word, the first SCOPE_STEMS content stems after it) for each negation in the text; those that
+    state both ways (_both_ways) only with both_ways."""
     words = [w.lower() for w in _WORD.findall(text)]
     out = []
     for i, w in enumerate(words):
-        if _is_negation(w):
+        if _is_negation(w) and (both_ways or not _both_ways(words, i)):
             scope = [
                 x[:STEM_LETTERS]
                 for x in words[i + 1 : i + 1 + SCOPE_WORDS]

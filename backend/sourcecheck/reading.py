@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from sourcecheck.conflict import Conflict, EvidenceItem, Stated, find_numbers, same_value
+from sourcecheck.conflict import Conflict, EvidenceItem, Stated, find_numbers, put_value, same_value
 
 # A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
 # a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (MEASURED.md: a rise
@@ -119,9 +119,7 @@ def _same_thing(a: Stated, b: Stated) -> bool:
 
 
 def _swap(kind: str, claim_value: str, source_value: str, i: int, quote: str, claim: str) -> Swap:
-    pattern = r"(?<![\w.,])" + re.escape(claim_value) + r"(?![\w])"
-    revised, n = re.subn(pattern, source_value.replace("\\", "\\\\"), claim, count=1, flags=re.IGNORECASE)
-    return Swap(kind, claim_value, source_value, i, quote, revised if n else None)
+    return Swap(kind, claim_value, source_value, i, quote, put_value(claim, claim_value, source_value, quote))
 
 
 def find_by_reading(

@@ -52,8 +52,30 @@ def stated_card(claim: str, found: Conflict | Disagreement, places: list[tuple[s
             "critique": describe(found, *places[found.evidence], places[found.agrees]),
             "revised": None,
         }
-    return {
-        "error_type": CONFLICT_TYPES[found.kind],
-        "critique": describe(found, *places[found.evidence]),
-        "revised": corrected(claim, found),
-    }
+    revised = corrected(claim, found)
+    critique = describe(found, *places[found.evidence])
+    if revised is None:
+        # no value to put in (the source says the opposite), or a phrase to change; else the value was not found
+        why = "reworded" if found.kind == "negation" or not found.fixable else "not placed"
+        critique = without_revision(critique, found, places, why)
+    return {"error_type": CONFLICT_TYPES[found.kind], "critique": critique, "revised": revised}
+
+
+# Why a red card offers no revision, said on the card: a red card with no revision and no word of why reads as if
+# none had been tried (issue 36)
+NO_REVISION = {
+    "reworded": "the sentence needs rewording, not one word put in place of another",
+    "not placed": "{claim} could not be replaced in the sentence as it is written",
+    "unchanged": "the sentence with page {page}'s {thing} ({source}) reads the same",
+    "conflict": "the sentence with page {page}'s {thing} ({source}) still conflicts with your PDFs",
+    "unsupported": "the sentence with page {page}'s {thing} ({source}) did not check out against your PDFs",
+}
+
+
+def without_revision(critique: str, found: Conflict, places: list[tuple[str, int]], why: str) -> str:
+    """The critique of a red card with no revision, and why there is none (a key of NO_REVISION)."""
+    thing = "word" if found.kind == "direction" else "value"
+    reason = NO_REVISION[why].format(
+        claim=found.claim_value, source=found.source_value, page=places[found.evidence][1], thing=thing
+    )
+    return f"{critique}. No revision offered: {reason}."

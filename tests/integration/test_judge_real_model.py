@@ -39,3 +39,19 @@ def test_scores_tell_supported_contradicted_and_unsupported_apart(real_model_pat
         "The FAVA authors also released a mobile app for checking news articles.", evidence(), invented
     )
     assert made_up["error_type"] in {"invented", "unverifiable", "subjective"} and made_up["critique"]
+
+
+def test_a_red_number_card_carries_a_verified_revision_or_says_why_none(real_model_path):
+    """Issue 36: "restricted to 5 hours" was red beside page 3's "3 hours" with no revision and no word why (the
+    corrected sentence was refused as unchanged, unread: a one-digit value is no content word)."""
+    settings = load_settings({"MODELS_DIR": str(real_model_path.parent), "BACKEND": "llama_cpp"})
+    judge = Judge(load_model(settings), head=load_head())
+    page = "Human annotation. To limit fatigue, annotators were restricted to 3 hours a day."
+    evidence = [Evidence("d_1", "fava.pdf", 3, page, page, 0.8)]
+    claim = "Annotators were restricted to 5 hours a day."
+    score = judge.score(claim, evidence)
+    assert score.label == "contradicted" and (score.conflict.claim_value, score.conflict.source_value) == ("5", "3")
+    card = judge.explain(claim, evidence, score)
+    verified = card["revised"] == "Annotators were restricted to 3 hours a day."
+    reason = "No revision offered: the sentence with page 3's value (3) did not check out against your PDFs."
+    assert verified != card["critique"].endswith(reason), card  # one or the other, never neither

@@ -1,7 +1,7 @@
 import math
 
 import pytest
-from sourcecheck.check import CheckOptions, check_text, revise
+from sourcecheck.check import CheckOptions, check_text, collect, revise
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, TextTooLong
 from sourcecheck.evidence import ALIGNED_WORDS
@@ -271,3 +271,29 @@ def test_each_passage_on_its_own_keeps_the_best_p_yes(library):
     assert all(p.count("[1]") == 1 and "[2]" not in p for p in prompts)
     assert len({p for p, _ in answers}) > 1  # the excerpts score differently, so max() has something to choose
     assert verdict["internals"]["p_raw"] == max(p for p, _ in answers)
+
+
+def test_issue_36_a_red_number_card_carries_its_verified_revision_and_with_and_without_is_no_conflict(tmp_path):
+    """A first user's walkthrough: "restricted to 5 hours" was red beside page 3's "3 hours" with no revision, and
+    "FAVA is a retrieval-augmented model" was red because a page compares FAVA "with and without retrieval"."""
+    from pdfs import make_pdf
+
+    pages = [
+        "FAVA: Fine-grained Hallucination Detection and Editing\n\nFAVA is a retrieval-augmented language model "
+        "that detects fine-grained hallucinations in the output of language models and edits them.",
+        "Ablations. Table 6 compares FAVA with and without retrieval augmentation on fine-grained hallucination "
+        "detection.",
+        "Human annotation. To limit fatigue, annotators were restricted to 3 hours a day.",
+    ]
+    lib = Library(None, HashEmbedding())
+    doc, _ = lib.add_pdf(make_pdf(tmp_path / "fava.pdf", pages).read_bytes(), "fava.pdf")
+    lib.ingest(doc["id"])
+    text = (
+        "FAVA is a retrieval-augmented model that detects fine-grained hallucinations. "
+        "Annotators were restricted to 5 hours a day."
+    )
+    verdicts = collect(check_text(text, lib, judge()))["verdicts"]
+    retrieval, hours = sorted(verdicts, key=lambda v: v["index"])
+    assert retrieval["label"] != "contradicted", retrieval["critique"]
+    assert hours["label"] == "contradicted" and hours["critique"].startswith("The sentence says 5; fava.pdf, page 3")
+    assert hours["revised"] == "Annotators were restricted to 3 hours a day."

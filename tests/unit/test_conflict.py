@@ -321,3 +321,60 @@ def test_an_opposite_direction_next_to_a_sentence_stating_the_claims_is_about_so
     assert find_conflict(claim, [ev(other)]).claim_value == "more"  # alone, it reads as the opposite
     assert find_conflict(claim, [ev(stated + other)]) is None
     assert find_conflict(claim, [ev(other), ev(stated)]) is None  # stated by another item
+
+
+RETRIEVAL = "FAVA is a retrieval-augmented model that detects fine-grained hallucinations."
+
+
+@pytest.mark.parametrize(
+    "claim, source",
+    [
+        (
+            RETRIEVAL,
+            "Table 6 compares FAVA with and without retrieval augmentation on fine-grained hallucination data.",
+        ),
+        (RETRIEVAL, "We test FAVA with or without retrieval augmentation on fine-grained hallucination detection."),
+        (RETRIEVAL, "We test FAVA with/without retrieval augmentation on fine-grained hallucination detection."),
+        (RETRIEVAL, "We test FAVA without and with retrieval augmentation on fine-grained hallucination detection."),
+        (
+            RETRIEVAL,
+            "We test FAVA with retrieval augmentation and without retrieval augmentation on fine-grained "
+            "hallucination detection.",
+        ),
+        (RETRIEVAL, "FAVA detects fine-grained hallucinations whether or not retrieval augmentation is used."),
+        (
+            "FAVA detects fine-grained hallucinations with or without retrieval augmentation.",
+            RETRIEVAL,
+        ),
+    ],
+)
+def test_a_phrase_that_states_both_ways_negates_nothing(claim, source):
+    """Issue 36: "FAVA is a retrieval-augmented model" was red ("page 8 says the opposite") beside a page that
+    compares FAVA "with and without retrieval": one of the two ways is what the sentence says."""
+    assert find_conflict(claim, [ev(source)]) is None
+
+
+@pytest.mark.parametrize(
+    "claim, source",
+    [
+        (RETRIEVAL, "FAVA detects fine-grained hallucinations without retrieval augmentation."),
+        (RETRIEVAL, "FAVA detects fine-grained hallucinations without retrieval augmentation, with or without tools."),
+        ("FAVA detects fine-grained hallucinations without retrieval augmentation.", RETRIEVAL),
+    ],
+)
+def test_a_plain_without_is_still_a_negation(claim, source):
+    assert find_conflict(claim, [ev(source)]).kind == "negation"
+
+
+@pytest.mark.parametrize(
+    "claim, source, revised",
+    [
+        ("Each run took 5ms on a GPU.", "Each run took 3 ms on a GPU.", "Each run took 3ms on a GPU."),
+        ("Each run took 5 ms on a GPU.", "Each run took 3ms on a GPU.", "Each run took 3 ms on a GPU."),
+        ("Sessions were restricted to 5 hours.", "Sessions were restricted to 3 hours.", None),  # a unit apart
+    ],
+)
+def test_a_correction_keeps_the_unit_as_the_sentence_writes_it(claim, source, revised):
+    """Before, "5ms" for the source's "3 ms" became "3" (the unit lost), "5 ms" for "3ms" became "3ms ms"."""
+    found = find_conflict(claim, [ev(source)])
+    assert found is not None and corrected(claim, found) == (revised or source)

@@ -59,7 +59,8 @@ def test_supported_verdict_needs_no_critique():
         (
             "The main span is not 1,280 meters long.",
             "contradictory",
-            "a.pdf, page 1 says the opposite: “The main span is 1,280 meters long.”",
+            "a.pdf, page 1 says the opposite: “The main span is 1,280 meters long.”. "
+            "No revision offered: the sentence needs rewording, not one word put in place of another.",
             None,
         ),
     ],
@@ -73,6 +74,76 @@ def test_a_conflict_is_red_and_stated_from_the_data(claim, error_type, critique,
     assert (v["label"], v["error_type"], v["critique"], v["revised"]) == ("contradicted", error_type, critique, revised)
     assert judge.score(claim, evidence).stances == ["refutes"]
     assert [kind for kind, _ in model.history] == ["choose"] * (1 + bool(revised))  # no text generated
+
+
+HOURS = "To limit fatigue, annotators were restricted to 3 hours a day."
+WARD = "Pain scores were measured after the surgery in the ward."
+
+
+@pytest.mark.parametrize(
+    "claim, page, answer, revised, reason",
+    [
+        (
+            "Annotators were restricted to 5 hours a day.",
+            HOURS,
+            0.9,
+            "Annotators were restricted to 3 hours a day.",
+            "",
+        ),
+        (
+            "Annotators were restricted to 5 hours a day.",
+            HOURS,
+            0.2,
+            None,
+            " No revision offered: the sentence with page 3's value (3) did not check out against your PDFs.",
+        ),
+        # "before" and "after" are stopwords, as one-digit values are no content words
+        ("Pain scores were measured before the surgery in the ward.", WARD, 0.9, WARD, ""),
+    ],
+)
+def test_a_red_card_offers_the_sources_value_verified_by_the_judge_or_says_why_none(
+    claim, page, answer, revised, reason
+):
+    """Issue 36: "restricted to 5 hours" was red beside page 3's "3 hours" with no revision and no word why: the
+    corrected sentence had the same content words, so it was refused as unchanged, unread."""
+    model = FakeModel()
+    model.enqueue({"Yes": 0.1, "No": 0.9}, {"Yes": answer, "No": 1 - answer})  # the sentence, then its revision
+    v = Judge(model, calibration=IDENTITY).verdict(claim, [ev(page, page=3)])
+    assert v["label"] == "contradicted" and v["revised"] == revised
+    assert v["critique"].endswith(f"“{page}”" + (f".{reason}" if reason else ""))
+    assert [kind for kind, _ in model.history] == ["choose", "choose"]  # the revision was read by the judge
+
+
+def test_a_critique_that_restates_the_sentence_as_what_the_excerpts_state_is_not_shown_as_not_supported():
+    """Issue 36: under "Not supported", "The excerpts state that <the sentence>" says the opposite of its label. The
+    label stands (it comes from the scores, measured; a critique is written text, not measured); the card says the
+    neutral NOT_FOUND instead."""
+    from sourcecheck.cards import NOT_FOUND
+
+    claim = "Factored Verification checks each sentence of a summary against the papers it cites."
+    page = "Factored Verification checks every claim of a model-written summary against the cited papers."
+    written = {
+        "The excerpts state that Factored Verification checks each sentence of a summary against the cited papers.": (
+            NOT_FOUND
+        ),
+        "The excerpts confirm that Factored Verification checks each sentence of a summary against its papers.": (
+            NOT_FOUND
+        ),
+        "The passage supports the claim.": NOT_FOUND,
+        # a correction in the same form, or one that names what is missing, is shown as written
+        "The excerpts state that Factored Verification checks each claim, not each sentence.": None,
+        "The excerpts state that Factored Verification checks each sentence of a summary against the papers it "
+        "cites, but they say nothing about GPT-4.": None,
+        "The excerpts state that Factored Verification checks each sentence of a summary against a knowledge "
+        "base built from Wikipedia pages.": None,
+        "The excerpts state that Factored Verification checks each paragraph of a summary against its papers.": None,
+        "The excerpts state that ChatGPT checks each sentence of a summary against the papers it cites.": None,
+    }
+    for critique, shown in written.items():
+        model = FakeModel()
+        model.enqueue({"Yes": 0.2, "No": 0.8}, f"Critique: {critique}\nError type: unverifiable\nRevised: none")
+        v = Judge(model, calibration=IDENTITY).verdict(claim, [ev(page)])
+        assert (v["label"], v["critique"]) == ("unsupported", shown or critique), critique
 
 
 @pytest.mark.parametrize(

@@ -47,3 +47,18 @@ def test_stated_card_for_a_disagreement_names_both_documents_and_changes_nothing
         "a.pdf, page 3 says 34,000 (“FAVA uses 34,000 instances.”)",
         "revised": None,
     }
+
+
+def test_a_red_card_with_no_value_to_put_in_says_why():
+    """Issue 36: a red card without a revision said nothing of why; now it does, in words."""
+    negation = Conflict("negation", "not", "(no negation)", 0, "FAVA uses 34,000 instances.")
+    card = stated_card("FAVA does not use 34,000 instances.", negation, [("fava.pdf", 3)])
+    assert card["revised"] is None and card["critique"] == (
+        "fava.pdf, page 3 says the opposite: “FAVA uses 34,000 instances.”. "
+        "No revision offered: the sentence needs rewording, not one word put in place of another."
+    )
+    card = stated_card("FAVA was trained on thirty-five thousand instances.", CONFLICT, [("fava.pdf", 3)])
+    assert card["revised"] is None
+    assert card["critique"].endswith(
+        "No revision offered: 35,074 could not be replaced in the sentence as it is written."
+    )
