@@ -119,7 +119,7 @@ def _events(
     # sentences embedded then (SentenceSimilarity); the model calls run up to judge.model.concurrent at once (a
     # remote server batches them; their evidence is then fixed up front), their results taken in order.
     block, similarity = EvidenceBlock(), SentenceSimilarity(library.embedding_function)
-    workers = getattr(judge.model, "concurrent", 1)
+    workers = judge.model.concurrent
 
     def prepared() -> Iterator[Job]:
         for s in checkable:

@@ -76,13 +76,13 @@ class Judge:
         the head or calibration in use. states: read the hidden state even without a head (evaluation)."""
         self.model = model
         self.calibration = calibration or load_calibration()
-        self.head = head if head and getattr(model, "reads_state", False) and head["model"] == model.name else None
-        self.states = bool(self.head) or (states and getattr(model, "reads_state", False))
+        self.head = head if head and model.reads_state and head["model"] == model.name else None
+        self.states = bool(self.head) or (states and model.reads_state)
         self.thresholds = {**SENSITIVITY, **((self.head or self.calibration).get("sensitivity") or {})}
         if sensitivity not in self.thresholds:
             raise ConfigError(f"Unknown sensitivity {sensitivity!r}; use one of {', '.join(self.thresholds)}.")
         self.threshold = threshold if threshold is not None else self.thresholds[sensitivity]
-        self.profile = getattr(model, "profile", "verify")
+        self.profile = model.profile
         if self.profile not in PROFILES:
             raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
         # look for contradictions by swapping a flagged sentence's numbers (True) or numbers and then names ("names")

@@ -74,8 +74,8 @@ def fingerprint(settings: Mapping[str, Any], options: CheckOptions, model: Model
     h = hashlib.sha256()
     model_id = {
         "backend": settings["BACKEND"],
-        "model": getattr(model, "name", settings["MODEL"]),
-        "profile": getattr(model, "profile", "verify"),
+        "model": model.name,
+        "profile": model.profile,
         "n_ctx": settings["N_CTX"],
     }
     path = getattr(model, "path", None)

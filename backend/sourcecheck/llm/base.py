@@ -1,22 +1,26 @@
 """The one interface every judge backend implements: transports move tokens, judge.py prompts and parses."""
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 
-class Model:
-    backend = "base"
-    name = ""
+class Model(ABC):
+    """A judge backend. Its capabilities are declared here, with their defaults, and read directly by the callers."""
+
+    backend: str = "base"
+    name: str = ""
     # True when choose(..., state=True) can return the model's hidden state (llama.cpp); False for APIs.
-    reads_state = False
+    reads_state: bool = False
     # Calls one check may make at once. 1: a local model (llama.cpp) already uses every core for one call, and its
     # KV-prefix reuse needs the sentences in order; a remote server batches requests, so it sets more.
-    concurrent = 1
+    concurrent: int = 1
     # The prompt profile judge.py uses for this model (judge.PROFILES); load_model sets it from the catalog.
-    profile = "verify"
+    profile: str = "verify"
 
+    @abstractmethod
     def choose(
         self, messages: list[dict[str, str]], choices: Sequence[str], state: bool = False
     ) -> tuple[dict[str, float] | None, str, npt.NDArray[np.float32] | None]:
@@ -27,11 +31,10 @@ class Model:
         unless state=True and the backend reads_state: then it is the final hidden state (after the
         output norm) at the answer position, a float32 numpy vector, from the same forward pass.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def complete(self, messages: list[dict[str, str]], max_tokens: int = 200) -> str:
         """The assistant's reply to the chat, greedy."""
-        raise NotImplementedError
 
     def count_tokens(self, text: str) -> int:
         """Tokens in text; an estimate where the backend has no tokenizer."""
