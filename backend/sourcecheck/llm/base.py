@@ -45,6 +45,7 @@ class Model(ABC):
 
     def prepare(self) -> None:
         """Load what the first call needs; raise ModelError now if the model cannot work."""
+        return None  # a model with nothing to load (a remote API, the fake) is ready as it is
 
     def available(self) -> bool:
         """False when the model certainly cannot run (a missing file); remote servers are assumed up."""
