@@ -8,10 +8,10 @@ reads the changed sentence against the same excerpts. When one swap turns "not s
 by a clear margin, the source states another value for the same thing: the sentence is contradicted, both values
 are known, and the changed sentence is its revision, already verified.
 
-Measured before it was built (shared/design/MEASURED.md): with the 1.5B judge, substitute-and-verify found
+Measured before it was built (on the 221 source-naming sentences of tests/data/chatpdfs): with the 1.5B judge, substitute-and-verify found
 conflicts the rules missed and hit no true sentence, where asking the model to name the value was noisy. Swapping
 names (a model, a function, an estimator) and direction words as well was built and measured on the full-paper set
-(docs/quality.md, sessions 10 and 11): it made true sentences red and, restricted to names of one shape, found no
+(docs/quality.md, "What was tried"): it made true sentences red and, restricted to names of one shape, found no
 conflict on the development half, so by default only numbers are swapped; names stay an evaluation option
 (`sourcecheck eval --reading names`).
 """
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from sourcecheck.conflict import Conflict, EvidenceItem, Stated, find_numbers, put_value, same_value
 
 # A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
-# a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (MEASURED.md: a rise
-# of 0.3 to at least 0.5 gave 0 false conflicts on 130 true sentences).
+# a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (measured on tests/data/chatpdfs:
+# a rise of 0.3 to at least 0.5 gave 0 false conflicts on 130 true sentences).
 RISE = 0.3
 MAX_SWAPS = 4  # judge passes per flagged sentence at most (each reads only the changed claim: the prefix is cached)
 ALIGNED = 3  # evidence items (most relevant first) whose quotes give the candidate values

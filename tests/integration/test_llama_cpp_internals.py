@@ -151,7 +151,7 @@ def test_a_state_on_any_prompt_is_within_batch_noise(model):
 
 def test_the_state_costs_one_single_token_pass_and_no_more_tokens(model, prompts, evaluated):
     """The state is read by evaluating the prompt with embeddings off and then its last token alone (with them on,
-    llama.cpp would output every token of the batch: 3.6x slower, OFFLINE.md): the same tokens as a plain pass,
+    llama.cpp would output every token of the batch: 3.6x slower on 2 cores): the same tokens as a plain pass,
     cut once more. Its time is the bench's to measure (scripts/bench), not a test's."""
     a, _, _, _ = prompts
     n = len(model.tokens(a))

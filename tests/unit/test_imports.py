@@ -1,4 +1,4 @@
-"""The import rule of ARCHITECTURE.md as a check: Flask at the edges only, leaves stay leaves, tooling apart."""
+"""The import rules of docs/development.md as a check: Flask at the edges only, leaves stay leaves, tooling apart."""
 
 import ast
 import subprocess
