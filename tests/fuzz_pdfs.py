@@ -95,6 +95,11 @@ def minimal_pdf(extra, count=1):
         b"<< /Type /Pages /Kids " + kids + b" /Count " + str(count).encode() + b" >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
     ]
+    return raw_pdf(objects)
+
+
+def raw_pdf(objects):
+    """A PDF of the given object bodies (numbered from 1; the first is the catalog), with its xref table."""
     out, offsets = bytearray(b"%PDF-1.7\n"), []
     for n, body in enumerate(objects, 1):
         offsets.append(len(out))
@@ -104,6 +109,32 @@ def minimal_pdf(extra, count=1):
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)
+
+
+def form_bomb(levels=7, copies=10):
+    """A one-page PDF of 2 KB: `levels` nested forms (XObjects), each but the last drawing the next `copies` times,
+    the last a line of 100 characters. For the defaults the page shows a million lines, 100 million characters:
+    reading its text needs GBs."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> /XObject << /X 6 0 R >> >> >>",
+        _stream(b"<<", b"BT /F1 12 Tf 72 720 Td (hello) Tj ET q /X Do Q"),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    for n in range(6, 6 + levels - 1):
+        resources = b"/Resources << /XObject << /X %d 0 R >> >>" % (n + 1)
+        objects.append(_stream(b"<< /Subtype /Form /BBox [0 0 612 792] " + resources, b"q /X Do Q " * copies))
+    line = b"BT /F1 1 Tf 10 400 Td (" + b"A" * 100 + b") Tj ET"
+    objects.append(_stream(b"<< /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>", line))
+    return raw_pdf(objects)
+
+
+def _stream(head, data):
+    """A stream object: head is its dictionary without the closing >> (its filter and length are added)."""
+    squeezed = zlib.compress(data, 9)
+    return head + b" /Filter /FlateDecode /Length %d >>\nstream\n" % len(squeezed) + squeezed + b"\nendstream"
 
 
 @functools.cache  # a few sizes, each costly to squeeze

@@ -110,11 +110,22 @@ HIDDEN_TINY = "Otters were first counted from the air by the navy in 1938."  # 0
 HIDDEN_OFF_PAGE = "This sentence is printed below the bottom edge of the page."
 SHOWN_WHITE_ON_BLACK = "Kelp cover grew by a third between the two surveys."  # white text on a black box
 SHOWN_WHITE_ON_PICTURE = "Pups were seen riding on their mothers in dense kelp."  # white text on a dark picture
+# Covered text: painted over by a white box or a picture drawn after it; and text on a box drawn before it, or under
+# a highlighter, a translucent box, a box clipped away from it or a clear picture, all of which a reader sees.
+HIDDEN_UNDER_BOX = "Harbour dolphins learned to open mussels with stones in 1994."
+HIDDEN_UNDER_PICTURE = "The kelp forest was planted by volunteers from three fishing villages."
+SHOWN_ON_SHADING = "Counts were highest in the sheltered northern bays."
+SHOWN_UNDER_HIGHLIGHT = "Most otters rested in groups of five to twenty animals."
+SHOWN_UNDER_TINT = "Storms in March kept the boats in harbour for nine days."
+SHOWN_BESIDE_CLIPPED_BOX = "The observers wore polarised glasses to see through the glare."
+SHOWN_BESIDE_CLIPPED_PICTURE = "Each pup was weighed once in May and again in August."
+SHOWN_UNDER_CLEAR_PICTURE = "Every count was repeated by a second team on the next day."
 
 
 def make_hidden_text_pdf(path, rotate=0):
-    """One page: a visible sentence, the HIDDEN_ sentences (each hidden its own way) and the SHOWN_ ones (white
-    text a reader does see, on a black box and on a dark picture). Returns the path."""
+    """One page: a visible sentence, the HIDDEN_ sentences (each hidden its own way) and the SHOWN_ ones (text a
+    reader does see: white on a black box and on a dark picture, and the ones near boxes and pictures). Returns the
+    path."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((50, 100), HIDDEN_VISIBLE, fontsize=11)
@@ -129,6 +140,34 @@ def make_hidden_text_pdf(path, rotate=0):
     dark.clear_with(40)
     page.insert_image(pymupdf.Rect(40, 290, 400, 326), pixmap=dark, keep_proportion=False)
     page.insert_text((50, 310), SHOWN_WHITE_ON_PICTURE, fontsize=11, color=(1, 1, 1))
+    page.insert_text((50, 350), HIDDEN_UNDER_BOX, fontsize=11)
+    page.draw_rect(pymupdf.Rect(40, 335, 420, 360), fill=(1, 1, 1), color=None)
+    page.insert_text((50, 380), HIDDEN_UNDER_PICTURE, fontsize=11)
+    light = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 4), False)
+    light.clear_with(230)
+    page.insert_image(pymupdf.Rect(40, 365, 420, 390), pixmap=light, keep_proportion=False)
+    page.insert_text((50, 410), SHOWN_UNDER_CLEAR_PICTURE, fontsize=11)
+    clear = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 4), True)
+    clear.set_alpha(bytes(160))  # every pixel transparent
+    page.insert_image(pymupdf.Rect(40, 395, 420, 420), pixmap=clear, keep_proportion=False)
+    page.draw_rect(pymupdf.Rect(40, 425, 420, 450), fill=(1, 0.9, 0.5), color=None)
+    page.insert_text((50, 440), SHOWN_ON_SHADING, fontsize=11)
+    page.insert_text((50, 470), SHOWN_UNDER_HIGHLIGHT, fontsize=11)
+    page.add_highlight_annot(page.search_for(SHOWN_UNDER_HIGHLIGHT))
+    page.insert_text((50, 500), SHOWN_UNDER_TINT, fontsize=11)
+    page.draw_rect(pymupdf.Rect(40, 485, 420, 510), fill=(0, 0, 1), color=None, fill_opacity=0.2)
+    page.insert_text((50, 530), SHOWN_BESIDE_CLIPPED_BOX, fontsize=11)
+    page.insert_text((50, 560), SHOWN_BESIDE_CLIPPED_PICTURE, fontsize=11)
+    # a picture and a white box over these two, each clipped to a strip of the margin left of its sentence, as a
+    # cropped figure is; between them a rule drawn in a clip of its own, as a chart's lines are (PDF space: y upwards)
+    y, picture = page.rect.height - 540, page.get_images(full=True)[0][7]
+    clipped = f"q 30 {y - 30} 18 25 re W n 380 0 0 25 40 {y - 30} cm /{picture} Do Q "
+    clipped += f"q 0 0 {page.rect.width} {page.rect.height} re W n 0 g 40 {y - 60} 380 0.5 re f Q "
+    clipped += f"q 30 {y} 18 25 re W n 1 g 40 {y} 380 25 re f Q"
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, clipped.encode())
+    doc.xref_set_key(page.xref, "Contents", f"[{' '.join(f'{x} 0 R' for x in page.get_contents())} {xref} 0 R]")
     if rotate:
         page.set_rotation(rotate)
     doc.save(str(path))
@@ -136,12 +175,12 @@ def make_hidden_text_pdf(path, rotate=0):
     return path
 
 
-def make_ocr_layer_scan(path, pages):
+def make_ocr_layer_scan(path, pages, under=False):
     """make_scan(pages) with the text layer ocrmypdf and scanners add: each page's text, invisible (render mode 3),
-    over its picture. Returns the path."""
+    over its picture (under=True: drawn before it, as ABBYY's "text under the page image"). Returns the path."""
     scan = pymupdf.open(stream=make_scan(path, pages).read_bytes())
     for page, text in zip(scan, pages):
-        page.insert_textbox(pymupdf.Rect(50, 50, 545, 790), text, fontsize=11, render_mode=3)
+        page.insert_textbox(pymupdf.Rect(50, 50, 545, 790), text, fontsize=11, render_mode=3, overlay=not under)
     scan.save(str(path))
     scan.close()
     return path

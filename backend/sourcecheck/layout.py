@@ -2,6 +2,7 @@
 headers, footers and page numbers dropped, the reference list and acknowledgements kept out of the evidence, text a
 reader cannot see left out, and scanned pages read by OCR (Tesseract through PyMuPDF) when Tesseract is installed."""
 
+import bisect
 import functools
 import re
 from collections import Counter
@@ -156,12 +157,16 @@ def _without(blocks: list[dict[str, Any]], hidden: set[int]) -> list[tuple[Any, 
 
 def hidden_spans(page: pymupdf.Page, blocks: list[dict[str, Any]]) -> set[int]:
     """The ids of the spans of a page's text dict (its "blocks") that a reader cannot see: microscopic text,
-    invisible text that lies on no picture, and white text on white paper. Invisible text on a picture is a scan's
-    OCR layer (ocrmypdf, scanners) and is kept; white text is kept where the page, drawn, shows something under it
-    (a picture, a dark box, a gradient, its own dark outline)."""
+    invisible text that lies on no picture, text that a box or a picture painted after it covers (_covered), and
+    white text on white paper. Invisible text on a picture is a scan's OCR layer (ocrmypdf, scanners) and is kept;
+    white text is kept where the page, drawn, shows something under it (a picture, a dark box, a gradient, its own
+    dark outline)."""
     spans = [s for b in blocks for line in b.get("lines", ()) for s in line["spans"] if s["text"].strip()]
-    if spans and "alpha" not in spans[0]:  # an older PyMuPDF (pyproject allows 1.24) gives none: ask the text trace
+    if not spans:
+        return set()
+    if "alpha" not in spans[0]:  # an older PyMuPDF (pyproject allows 1.24) gives none: ask the text trace
         _trace_alpha(page, spans)
+    log = page.get_bboxlog()  # what the page paints, in order: text, fills, pictures, each with its box
     hidden, invisible, white = set(), [], []
     for s in spans:
         x0, y0, x1, y1 = s["bbox"]
@@ -172,8 +177,10 @@ def hidden_spans(page: pymupdf.Page, blocks: list[dict[str, Any]]) -> set[int]:
         elif min(s["color"] >> 16 & 255, s["color"] >> 8 & 255, s["color"] & 255) >= WHITE:
             white.append(s)
     if invisible:
-        pictures = [pymupdf.Rect(r) for kind, r in page.get_bboxlog() if kind in ("fill-image", "fill-imgmask")]
+        pictures = [pymupdf.Rect(r) for kind, r in log if kind in ("fill-image", "fill-imgmask")]
         hidden |= {id(s) for s in invisible if not any(_centre(s) in r for r in pictures)}
+    hidden |= _covered(page, [s for s in spans if id(s) not in hidden], log)
+    white = [s for s in white if id(s) not in hidden]
     if white:  # only the part of the page with white text is drawn, at 72 dpi (a pixel a point) or less if huge
         rects = [pymupdf.Rect(s["bbox"]) * page.rotation_matrix for s in white]
         clip = functools.reduce(lambda a, b: a | b, rects) & page.rect
@@ -182,6 +189,96 @@ def hidden_spans(page: pymupdf.Page, blocks: list[dict[str, Any]]) -> set[int]:
         samples = drawn.samples
         hidden |= {id(s) for s, rect in zip(white, rects) if not _inked(drawn, samples, rect * zoom)}
     return hidden
+
+
+def _covered(page: pymupdf.Page, spans: list[dict[str, Any]], log: list[tuple[Any, ...]]) -> set[int]:
+    """The ids of the spans that something opaque painted after them covers (_opaque): a white box drawn over a
+    sentence, a sentence tucked under a picture. What is painted before the text is its ground (table shading, a
+    highlighted box, a picture behind a caption) and hides nothing. log: page.get_bboxlog(); an entry's place in it
+    is its paint order ("seqno" in get_drawings)."""
+    first = next((n for n, (kind, _) in enumerate(log) if kind.endswith("-text")), len(log))
+    page_area = abs(page.rect)
+    late = [
+        (n, r)
+        for n, (kind, r) in enumerate(log[first + 1 :], first + 1)
+        if kind in ("fill-path", "fill-image")
+        and min(r[2] - r[0], r[3] - r[1]) >= TINY  # a rule or an underline: too thin to hide text
+        # a picture over most of the page is a scan, its OCR text under it (ABBYY's "text under the page image")
+        and not (kind == "fill-image" and abs(pymupdf.Rect(r) & page.rect) > 0.5 * page_area)
+    ]
+    if not late:
+        return set()
+    boxes = sorted(((_inset(s), s) for s in spans), key=lambda b: b[0][1])  # tuples: this runs for every span
+    tops = [box[1] for box, _ in boxes]
+    candidates = [  # (cover, span, its box) where the cover's rectangle holds the span
+        (n, s, box)
+        for n, (x0, y0, x1, y1) in late
+        for box, s in boxes[bisect.bisect_left(tops, y0) : bisect.bisect_right(tops, y1)]
+        if x0 <= box[0] and box[2] <= x1 and box[3] <= y1
+    ]
+    if not candidates:
+        return set()
+    texts = [(n, pymupdf.Rect(r)) for n, (kind, r) in enumerate(log) if kind.endswith("-text")]
+    order: dict[int, int] = {}
+
+    def painted(s: dict[str, Any]) -> int:
+        """A span's place in the paint order: the last text drawn where it lies (none: taken as painted last)."""
+        if id(s) not in order:
+            order[id(s)] = max((n for n, r in texts if _centre(s) in r), default=len(log))
+        return order[id(s)]
+
+    candidates = [(n, s, box) for n, s, box in candidates if n > painted(s)]  # a chart's label on its bar: none
+    opaque = _opaque(page, log) if candidates else {}
+    return {id(s) for n, s, box in candidates if n in opaque and opaque[n].contains(box)}
+
+
+_Within = list[tuple[int, pymupdf.Rect | None, bool]]  # clips and groups drawn in: level, scissor, see-through
+
+
+def _opaque(page: pymupdf.Page, log: list[tuple[Any, ...]]) -> dict[int, pymupdf.Rect]:
+    """Paint order -> the part of the page it hides, for each fill at full opacity in the Normal blend mode and each
+    picture without a mask, cut to the clips it was drawn in. A highlighter (the Multiply blend mode, as highlight
+    annotations use), a translucent box or a picture with transparent parts lets what is under it show. get_drawings
+    lists the clips but no pictures: a picture is taken to be in every clip it may have been drawn in."""
+    masked = {tuple(map(round, info["bbox"])) for info in page.get_image_info() if info["has-mask"]}
+    pictures = [
+        (n, pymupdf.Rect(r))
+        for n, (kind, r) in enumerate(log)
+        if kind == "fill-image" and tuple(map(round, r)) not in masked
+    ]
+    out: dict[int, pymupdf.Rect] = {}
+    stack: _Within = []  # the clips and groups open
+    since: _Within = []  # those closed since the last drawing: a picture drawn meanwhile may have been in them
+
+    def shown(n: int, rect: pymupdf.Rect, within: _Within) -> None:
+        if not any(clear for _, _, clear in within):
+            for _, scissor, _ in within:
+                rect = rect if scissor is None else rect & scissor
+            out[n] = rect
+
+    for d in [*page.get_drawings(extended=True), {"seqno": len(log), "level": 0, "type": "end"}]:
+        if "seqno" in d:
+            while pictures and pictures[0][0] < d["seqno"]:
+                shown(*pictures.pop(0), since + stack)
+            since = []
+        while stack and stack[-1][0] >= d["level"]:
+            closed = stack.pop()
+            if "seqno" not in d:  # closed at a clip or a group: perhaps after a picture
+                since.append(closed)
+        if d["type"] == "clip":
+            stack.append((d["level"], pymupdf.Rect(d["scissor"]), False))
+        elif d["type"] == "group":
+            stack.append((d["level"], None, d["blendmode"] != "Normal" or d["opacity"] < 1))
+        elif d.get("fill") is not None and d.get("fill_opacity") == 1:
+            shown(d["seqno"], pymupdf.Rect(d["rect"]), stack)
+    return out
+
+
+def _inset(span: dict[str, Any]) -> tuple[float, float, float, float]:
+    """A span's box without its rim (a fifth of its shorter side), where the next line or a box's edge may reach."""
+    x0, y0, x1, y1 = span["bbox"]
+    d = 0.2 * min(x1 - x0, y1 - y0)
+    return x0 + d, y0 + d, x1 - d, y1 - d
 
 
 def _trace_alpha(page: pymupdf.Page, spans: list[dict[str, Any]]) -> None:

@@ -75,6 +75,10 @@ class IsolatedParser:
                 kind, payload = reply
                 if kind == "ok":
                     return payload
+                if payload["code"] == "pdf_too_complex":
+                    # it ran out of memory: MuPDF does not free what it held when an allocation failed, so this
+                    # child stays at its limit and every later PDF would fail in it too; the next one gets a new one
+                    self.close()
                 raise PDFError(payload["message"], code=payload["code"], status=payload.get("status"))
             raise PDFError("The PDF reader could not be started.", code="pdf_reader_failed", status=500)
 

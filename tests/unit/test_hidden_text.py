@@ -1,5 +1,6 @@
-"""Hidden text is no evidence (issue #25): text a reader of the page never sees, such as a prompt injection drawn
-invisible or white on white, is not indexed; a scan's invisible OCR layer and white text on a dark ground are."""
+"""Hidden text is no evidence (issues #25, #37): text a reader of the page never sees, such as a prompt injection
+drawn invisible, white on white or under a box or a picture painted over it, is not indexed; a scan's invisible OCR
+layer, white text on a dark ground and text on a box drawn before it are."""
 
 import pytest
 from pdfs import (
@@ -9,8 +10,16 @@ from pdfs import (
     HIDDEN_INVISIBLE,
     HIDDEN_OFF_PAGE,
     HIDDEN_TINY,
+    HIDDEN_UNDER_BOX,
+    HIDDEN_UNDER_PICTURE,
     HIDDEN_VISIBLE,
     HIDDEN_WHITE,
+    SHOWN_BESIDE_CLIPPED_BOX,
+    SHOWN_BESIDE_CLIPPED_PICTURE,
+    SHOWN_ON_SHADING,
+    SHOWN_UNDER_CLEAR_PICTURE,
+    SHOWN_UNDER_HIGHLIGHT,
+    SHOWN_UNDER_TINT,
     SHOWN_WHITE_ON_BLACK,
     SHOWN_WHITE_ON_PICTURE,
     make_hidden_text_pdf,
@@ -19,8 +28,17 @@ from pdfs import (
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
 from sourcecheck.pdf import parse_pdf
+from sourcecheck.services import get_services
 
-HIDDEN = [HIDDEN_INVISIBLE, HIDDEN_WHITE, HIDDEN_CLEAR, HIDDEN_TINY, HIDDEN_OFF_PAGE]
+HIDDEN = [
+    HIDDEN_INVISIBLE,
+    HIDDEN_WHITE,
+    HIDDEN_CLEAR,
+    HIDDEN_TINY,
+    HIDDEN_OFF_PAGE,
+    HIDDEN_UNDER_BOX,
+    HIDDEN_UNDER_PICTURE,
+]
 
 
 def flat(text):
@@ -43,11 +61,26 @@ def test_white_text_on_a_black_box_or_a_dark_picture_is_read(tmp_path, rotate):
     assert SHOWN_WHITE_ON_BLACK in text and SHOWN_WHITE_ON_PICTURE in text
 
 
-def test_the_invisible_ocr_layer_of_a_scan_is_read_without_tesseract(tmp_path, monkeypatch):
+@pytest.mark.parametrize("rotate", [0, 90])
+def test_text_on_a_box_drawn_before_it_or_under_a_highlighter_a_tint_or_a_clear_picture_is_read(tmp_path, rotate):
+    text = flat(parse_pdf(make_hidden_text_pdf(tmp_path / "hidden.pdf", rotate=rotate).read_bytes()).pages[0])
+    for sentence in (
+        SHOWN_ON_SHADING,  # table shading, a highlighted box: painted first
+        SHOWN_UNDER_HIGHLIGHT,  # a highlight annotation: painted after it, in the Multiply blend mode
+        SHOWN_UNDER_TINT,  # a box at 20 % opacity painted after it
+        SHOWN_BESIDE_CLIPPED_BOX,  # a white box painted after it, but clipped to the margin beside it
+        SHOWN_BESIDE_CLIPPED_PICTURE,  # a picture painted after it, but clipped to the margin (a cropped figure)
+        SHOWN_UNDER_CLEAR_PICTURE,  # a picture painted after it whose pixels are transparent
+    ):
+        assert sentence in text
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_the_invisible_ocr_layer_of_a_scan_is_read_without_tesseract(tmp_path, monkeypatch, under):
     import sourcecheck.layout
 
     monkeypatch.setattr(sourcecheck.layout, "tessdata", lambda: None)  # no OCR here: the file's own layer is read
-    parsed = parse_pdf(make_ocr_layer_scan(tmp_path / "ocrd.pdf", BRIDGE_PAGES).read_bytes())
+    parsed = parse_pdf(make_ocr_layer_scan(tmp_path / "ocrd.pdf", BRIDGE_PAGES, under).read_bytes())
     assert parsed.ocr_pages == []
     assert "opened to traffic on May 27, 1937" in flat(parsed.pages[0])
     assert "painted International Orange" in flat(parsed.pages[1])
@@ -85,6 +118,21 @@ def test_a_hidden_sentence_is_not_found_by_search(tmp_path):
     doc, _ = library.add_pdf(make_hidden_text_pdf(tmp_path / "hidden.pdf").read_bytes(), "hidden.pdf")
     assert library.ingest(doc["id"])["status"] == "ready"
     assert HIDDEN_VISIBLE in flat(library.search(HIDDEN_VISIBLE, k=1)[0].text)
-    for sentence in (HIDDEN_INVISIBLE, HIDDEN_WHITE):
+    for sentence in (HIDDEN_INVISIBLE, HIDDEN_WHITE, HIDDEN_UNDER_BOX, HIDDEN_UNDER_PICTURE):
         for hit in library.search(sentence, k=5):
             assert sentence not in flat(hit.text)
+
+
+def test_a_sentence_only_covered_text_states_is_not_supported(client, app, tmp_path):
+    """Through the app: a claim that only the text under the white box states finds no evidence for it."""
+    pdf = make_hidden_text_pdf(tmp_path / "hidden.pdf")
+    resp = client.post("/api/v1/documents", data={"file": [(pdf.open("rb"), pdf.name)]})
+    assert resp.status_code == 202
+    get_services(app).wait_idle()
+    resp = client.post(
+        "/api/v1/check", json={"text": f"{HIDDEN_VISIBLE} {HIDDEN_UNDER_BOX}"}, headers={"Accept": "application/json"}
+    )
+    shown, covered = resp.get_json()["verdicts"]
+    assert shown["label"] == "supported"  # the page was read and its visible text is evidence
+    assert covered["label"] != "supported"
+    assert covered["evidence"] and not any("dolphins" in e["quote"] for e in covered["evidence"])
