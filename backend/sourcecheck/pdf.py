@@ -1,7 +1,7 @@
 """PDF bytes → pages of text (PyMuPDF), plus title, authors and year."""
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pymupdf
@@ -96,7 +96,13 @@ def _metadata(doc: pymupdf.Document, first_page_text: str) -> tuple[str, list[st
     title = (meta.get("title") or "").strip() or largest
     author = (meta.get("author") or "").strip()
     authors = _names(author) or _names_under(lines[end : end + 3])
-    return title[:300], authors, _year(first_page_text, meta.get("creationDate") or "")
+    return title[:300], authors, _year(first_page_text, meta.get("creationDate") or "", authors)
+
+
+# "This vignette is a (slightly modified) version of Zeileis and Grothendieck (2005), published in …": when the names
+# cited are the document's own authors, the article cited is the document itself, and page 1's other years (a
+# package version's date) are not its year
+_VERSION_OF = re.compile(r"\bversion of\s+([^()]{2,80}?)\s*[(,]\s*(19[5-9]\d|20[0-4]\d)\b", re.IGNORECASE)
 
 
 def _names(text: str) -> list[str]:
@@ -114,12 +120,17 @@ def _names_under(lines: list[tuple[str, float]]) -> list[str]:
     return []
 
 
-def _year(first_page: str, created: str) -> int | None:
-    """The paper's own year: its arXiv id, a dated line (©, published, proceedings…), the first year on page 1
-    that is not in a citation ("Smith et al. (2019)" names another paper), else the file's creation date."""
+def _year(first_page: str, created: str, authors: Sequence[str] = ()) -> int | None:
+    """The paper's own year: its arXiv id, the year of the published article it is a version of, a dated line (©,
+    published, proceedings…), the first year on page 1 that is not in a citation ("Smith et al. (2019)" names
+    another paper), else the file's creation date."""
     arxiv = _ARXIV.search(first_page)
     if arxiv:
         return 2000 + int(arxiv.group(1))
+    surnames = {name.split()[-1] for name in authors}
+    for version in _VERSION_OF.finditer(first_page):  # a vignette that cites its own article: that year is its own
+        if surnames & set(re.findall(r"[\w'’-]+", version.group(1))):
+            return int(version.group(2))
     own = "\n".join(strip_citations(line) for line in first_page.splitlines())  # "(Smith et al., 2019)" is not it
     found = _DATED.search(own) or _YEAR.search(own)
     if found:

@@ -223,6 +223,22 @@ def test_the_year_is_the_papers_own(first_page, year):
     assert _year(first_page, "") == year
 
 
+VIGNETTE = (
+    "Counting Sea Otters\nAnn Fisher, Bo Lind\nThis vignette is a (slightly modified) version of Fisher and\n"
+    "Lind (2005), published in the Journal of Coastal Statistics.\nKeywords: otters. R package version 1.8-0, 2017."
+)
+
+
+def test_a_vignette_that_is_a_version_of_its_own_article_has_the_articles_year():
+    """Issue 36: a vignette's year was its package's (2017), not its article's (2005), which page 1 names only as a
+    citation of the vignette's own authors; another's work a paper is a version of keeps its own year out."""
+    from sourcecheck.pdf import _year
+
+    assert _year(VIGNETTE, "", ["Ann Fisher", "Bo Lind"]) == 2005
+    assert _year(VIGNETTE, "", ["Cy Moss"]) == 2017  # not its own authors: another paper, whose year is not this one's
+    assert _year("We use a version of Adam (Kingma and Ba, 2015).\n© 2021 Elsevier", "", ["Ann Fisher"]) == 2021
+
+
 def test_a_scan_with_a_stamp_of_text_is_still_read_by_ocr(tmp_path):
     import pymupdf
     from pdfs import BRIDGE_PAGES, make_scan
