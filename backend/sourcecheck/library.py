@@ -17,6 +17,7 @@ from sourcecheck import folder_lock, records, store
 from sourcecheck.chunking import chunk_page
 from sourcecheck.chunks import ChunkIndex, Embed, collection_name
 from sourcecheck.errors import IndexUnreachable, LibraryFull, NotFound, PDFError, SourcecheckError
+from sourcecheck.filenames import clean_filename
 from sourcecheck.pdf import ParsedPDF, open_pdf, parse_pdf
 from sourcecheck.records import Record, new_record
 from sourcecheck.search import Hit, hybrid_search
@@ -122,7 +123,7 @@ class Library:
                     "PDFs or raise the limit."
                 )
             self._records.write_pdf(doc_id, data)
-            record = new_record(doc_id, Path(filename or "document.pdf").name, sha)
+            record = new_record(doc_id, clean_filename(filename), sha)
             self._records.put(record)
             return dict(record)
 

@@ -314,7 +314,7 @@ _NUMBER = re.compile(
 # A figure, table, section or page number is a reference, not a value ("Figure 3B", "Table 2", "p. 264")
 _REFERENCE = re.compile(
     r"\b(?:fig(?:ure)?s?\.?|tables?|sections?|sec\.|eqs?\.|equations?|appendix|chapters?|algorithms?|pp?\.|pages?)"
-    r"\s*$",
+    r"\s*",
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
@@ -339,9 +339,16 @@ class Number:
 def read_numbers(text: str) -> list[Number]:
     """Every number the text states, in digits or words, in the order: digits first, then words."""
     out = []
-    cited = [m.span() for m in _NUMBERED_CITATION.finditer(text)]  # "[3]": a citation, not a value
+    # "[3]": a citation, not a value. The markers are sorted and disjoint, so each number looks up the one it may
+    # lie in: comparing every number with every marker was quadratic ("[1] 7 " repeated: seconds).
+    cited = _numbered_spans(text)
+    cited_starts = [a for a, _ in cited]
+    # where "Table ", "p. "... end: a number there is a reference. Found in one pass, not searched for before each
+    # number (that search was a third of the reading's time)
+    references = {m.end() for m in _REFERENCE.finditer(text)}
     for m in _NUMBER.finditer(text):
-        if any(a <= m.start() < b for a, b in cited) or _REFERENCE.search(text[max(0, m.start() - 16) : m.start()]):
+        i = bisect_right(cited_starts, m.start()) - 1
+        if (i >= 0 and m.start() < cited[i][1]) or m.start() in references:
             continue
         raw, suffix = m.group(1), (m.group(2) or m.group(3) or m.group(4) or "")
         value = float(raw.replace(",", "")) * SCALE.get(suffix if suffix == "B" else suffix.lower(), 1.0)
@@ -385,6 +392,7 @@ STOPWORDS = set(
 
 # "[3]", "[1, 4]", "[2–5]": numbered citation markers, no values to check
 _NUMBERED_CITATION = re.compile(r"\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]")
+_OPENING = re.compile(r"\[\d{0,3}\Z")  # "[" and an outer marker's digits, just before an inner one
 
 
 def citation_spans(sentence: str) -> list[tuple[int, int]]:
@@ -395,8 +403,26 @@ def citation_spans(sentence: str) -> list[tuple[int, int]]:
         narrative = re.fullmatch(r"\d{4}[a-z]?", m.group(1)) and _name_before(sentence, m.start())
         if next(_first_per_run(_PAREN_ITEM, _NAME_START, m.group(1)), None) or narrative:
             spans.append((m.start(), m.end()))
-    spans += [m.span() for m in _NUMBERED_CITATION.finditer(sentence)]
-    return sorted(spans)
+    return sorted(spans + _numbered_spans(sentence))
+
+
+def _numbered_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each numbered marker ("[3]", "[1, 4]") with the brackets it is nested in: "[1[1]]" and
+    "[[2]]" are one marker each. Stripping the inner marker alone left "[1]", a new marker, and the outer numbers
+    read as values. The step back is over "[" and digits only, so it stops at the "]" of the marker before: each
+    character is read once."""
+    spans = []
+    for m in _NUMBERED_CITATION.finditer(text):
+        start, end = m.span()
+        opens = []  # where the "[" are that the marker is nested in, nearest first
+        while found := _OPENING.search(text, max(0, start - 4), start):
+            start = found.start()
+            opens.append(start)
+        closed = 0  # of those, the ones closed by a "]" right after it
+        while closed < len(opens) and text.startswith("]", end):
+            closed, end = closed + 1, end + 1
+        spans.append((opens[closed - 1] if closed else m.start(), end))
+    return spans
 
 
 def strip_citations(sentence: str) -> str:

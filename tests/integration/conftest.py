@@ -1,6 +1,7 @@
 """Helpers for tests that start real processes on 127.0.0.1."""
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -42,6 +43,34 @@ def stop(proc):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the extension's manifest key fixes
+
+
+def start_server(index_dir, stderr=subprocess.DEVNULL, **settings):
+    """`sourcecheck serve` on a free port, the fake judge and hash embeddings unless settings say otherwise; returns
+    (process, port, pairing code) once /health answers. Stop it with stop()."""
+    port = free_port()
+    env = sourcecheck_env(index_dir, **{"BACKEND": "fake", "EMBEDDINGS": "hash", "PORT": port, **settings})
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE, stderr=stderr, text=True
+    )
+    try:
+        code = re.search(r"Pairing code: (\d{3}-\d{3})", proc.stdout.readline()).group(1)
+        wait_for(f"http://127.0.0.1:{port}/api/v1/health", proc)
+    except BaseException:
+        stop(proc)
+        raise
+    return proc, port, code
+
+
+def paired(api, code):
+    """The headers of the extension once paired with the server at api (…/api/v1) with its code."""
+    import httpx
+
+    token = httpx.post(f"{api}/pair", json={"code": code}, headers={"Origin": EXT}).json()["token"]
+    return {"Authorization": f"Bearer {token}", "Origin": EXT}
 
 
 def sourcecheck_env(index_dir, **settings):

@@ -14,8 +14,6 @@ MEMORY_PAGES=300 runs the report's 7,500 (about 3x as long)."""
 
 import os
 import random
-import re
-import subprocess
 import time
 from pathlib import Path
 
@@ -23,14 +21,13 @@ import httpx
 import pytest
 from pdfs import make_pdf
 
-from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
+from integration.conftest import paired, start_server, stop
 
 pytestmark = pytest.mark.integration
 
 CYCLES = 20
 PAGES, CHUNK_WORDS = int(os.environ.get("MEMORY_PAGES", 100)), 20  # 25 chunks a page
 GROWTH_MB_A_CYCLE = 1.0  # RSS growth allowed from cycle 5 to cycle 20, a cycle
-EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"
 
 
 def _rss_mb(pid):
@@ -74,18 +71,12 @@ def _wait_ready(api, doc_id, auth):
 def test_delete_and_reupload_through_the_server_keeps_memory_bounded(tmp_path):
     pages = _pages(PAGES)
     pdf = make_pdf(tmp_path / "big.pdf", pages).read_bytes()
-    index, port = tmp_path / "index", free_port()
+    index = tmp_path / "index"
     # scripts/serve's configuration: INDEX_DIR given, every other setting (CHROMA_URL among them) its default
-    env = sourcecheck_env(index, BACKEND="fake", EMBEDDINGS="hash", PORT=port, CHUNK_WORDS=CHUNK_WORDS)
-    proc = subprocess.Popen(
-        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
+    proc, port, code = start_server(index, CHUNK_WORDS=CHUNK_WORDS)
     try:
-        code = re.search(r"Pairing code: (\d{3}-\d{3})", proc.stdout.readline()).group(1)
         api = f"http://127.0.0.1:{port}/api/v1"
-        wait_for(f"{api}/health", proc)
-        token = httpx.post(f"{api}/pair", json={"code": code}, headers={"Origin": EXT}).json()["token"]
-        auth = {"Authorization": f"Bearer {token}", "Origin": EXT}
+        auth = paired(api, code)
         rss, chroma_mb, doc = [], [], None
         for _ in range(CYCLES):
             resp = httpx.post(f"{api}/documents", files=[("file", ("big.pdf", pdf))], headers=auth, timeout=120)

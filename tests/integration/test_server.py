@@ -9,23 +9,16 @@ import time
 import httpx
 import pytest
 
-from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
+from integration.conftest import EXT, PYTHON, free_port, paired, sourcecheck_env, start_server, stop, wait_for
 
 pytestmark = pytest.mark.integration
-EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the manifest key fixes
 
 
 @pytest.fixture
 def server(index_dir):
-    port = free_port()
-    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port)
-    proc = subprocess.Popen(
-        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
+    proc, port, code = start_server(index_dir)
     try:
-        code = re.search(r"Pairing code: (\d{3}-\d{3})", proc.stdout.readline()).group(1)
         assert proc.stdout.readline().strip() == f"Serving on http://127.0.0.1:{port}"
-        wait_for(f"http://127.0.0.1:{port}/api/v1/health", proc)
         yield f"http://127.0.0.1:{port}", code, port
     finally:
         stop(proc)
@@ -169,10 +162,6 @@ def test_sigterm_during_a_streaming_check_stops_at_once_and_cleanly(index_dir, f
         stop(proc)
 
 
-def _token(api, code):
-    return httpx.post(f"{api}/pair", json={"code": code}, headers={"Origin": EXT}).json()["token"]
-
-
 def test_a_second_server_on_the_same_folder_refuses_to_start_in_words(server, index_dir):
     """Two servers on one folder each kept their own view and lost documents (issue 37): the second now stops at
     once, naming the first and the way to share a library."""
@@ -194,16 +183,10 @@ def test_ten_uploads_of_one_file_at_once_read_it_once(index_dir, fava_pdf):
     times (already in the library, as docs/api.md says), and ingested once (the server's log)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    port = free_port()
-    env = sourcecheck_env(index_dir, BACKEND="fake", EMBEDDINGS="hash", PORT=port)
-    proc = subprocess.Popen(
-        [PYTHON, "-m", "sourcecheck", "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    proc, port, code = start_server(index_dir, stderr=subprocess.PIPE)
     try:
-        code = re.search(r"Pairing code: (\d{3}-\d{3})", proc.stdout.readline()).group(1)
         api = f"http://127.0.0.1:{port}/api/v1"
-        wait_for(f"{api}/health", proc)
-        auth = {"Authorization": f"Bearer {_token(api, code)}", "Origin": EXT}
+        auth = paired(api, code)
         data = fava_pdf.read_bytes()
 
         def upload(_):

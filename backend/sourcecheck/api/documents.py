@@ -5,6 +5,7 @@ from typing import Any
 from flask import Blueprint, Response, request, send_file
 
 from sourcecheck.errors import BadRequest, SourcecheckError
+from sourcecheck.filenames import clean_filename
 from sourcecheck.services import get_services
 
 bp = Blueprint("documents", __name__)
@@ -20,12 +21,13 @@ def upload() -> tuple[dict[str, Any], int]:
     rejected: list[dict[str, Any]]
     added, rejected, queued_any = [], [], False
     for f in files:
+        name = clean_filename(f.filename)  # the client's name, sent back in a header: no control characters
         try:
-            doc, queued = library.add_pdf(f.read(), f.filename)
+            doc, queued = library.add_pdf(f.read(), name)
         except SourcecheckError as e:
             if len(files) == 1:
                 raise
-            rejected.append({"filename": f.filename, "error": e.to_dict()})
+            rejected.append({"filename": name, "error": e.to_dict()})
             continue
         if queued:  # a repeat of a document still queued or being read is not queued twice (one parse)
             svc.queue_ingest(doc["id"])
@@ -56,7 +58,9 @@ def get_document(doc_id: str) -> dict[str, Any]:
 def get_file(doc_id: str) -> Response:
     library = get_services().library()
     doc = library.get(doc_id)
-    return send_file(library.file_path(doc_id), mimetype="application/pdf", download_name=doc["filename"])
+    # cleaned here too: the library may hold a name that was not (from an older version, or another backend)
+    download_name = clean_filename(doc["filename"])
+    return send_file(library.file_path(doc_id), mimetype="application/pdf", download_name=download_name)
 
 
 @bp.delete("/documents/<doc_id>")

@@ -1,0 +1,17 @@
+"""A document's file name as the library keeps it and as the API sends it back: the client's name, made safe."""
+
+import unicodedata
+from pathlib import PurePosixPath
+
+DEFAULT = "document.pdf"  # for an upload without a name, or one that is nothing but control characters
+# Cc: NUL, newlines, escapes, DEL, C1. Cs: lone surrogates, a POSIX name's undecodable bytes, which cannot be UTF-8
+DROPPED = ("Cc", "Cs")
+
+
+def clean_filename(name: str | None) -> str:
+    """The name without its folders and without control characters, which mean nothing in a file name and break
+    what carries it: a NUL in the Content-Disposition header makes clients refuse the whole response (Node's
+    fetch), a newline makes Werkzeug refuse to send it, an escape sequence rewrites the terminal that lists the
+    library. Other characters stay: send_file sends a non-ASCII name as RFC 5987's filename*."""
+    kept = "".join(c for c in name or "" if unicodedata.category(c) not in DROPPED)
+    return PurePosixPath(kept).name or DEFAULT
