@@ -13,7 +13,7 @@
     const v = entry.verdict || {};
     const row = el(doc, "div", "head");
     const info = el(doc, "div", "head-info");
-    info.append(el(doc, "span", "chip " + entry.label, L.LABEL_TEXT[entry.label] || entry.label));
+    info.append(L.colourChip(el(doc, "span", "chip " + entry.label, L.LABEL_TEXT[entry.label] || entry.label), entry.label));
     // The number only where it agrees with the label (supported at 50 % or more): a red mark found from a
     // conflict, or another sensitivity's threshold, would otherwise read "Contradicted · 79 %".
     if (typeof v.p_supported === "number" && (entry.label === "supported") === (v.p_supported >= 0.5)) {
@@ -59,7 +59,7 @@
     for (const ev of strong.slice(0, 5)) sec.append(evidenceButton(doc, ev, onOpen));
     if (related.length) {
       const more = el(doc, "details", "more");
-      more.append(el(doc, "summary", null, `${related.length} related passage${related.length > 1 ? "s" : ""}`));
+      more.append(el(doc, "summary", null, L.count(related.length, "related passage")));
       for (const ev of related.slice(0, 5)) more.append(evidenceButton(doc, ev, onOpen));
       sec.append(more);
     }

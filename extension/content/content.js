@@ -8,7 +8,7 @@
   if (root.__sourcecheckContent) return;
   root.__sourcecheckContent = true;
 
-  const { browser: B, messages: M, errors: E, settings: S, anchoring: AN, edit: ED } = root.SC;
+  const { browser: B, messages: M, errors: E, settings: S, anchoring: AN, edit: ED, labels: L } = root.SC;
   const { MSG } = M;
   const doc = root.document;
   // A claim has a few words: a double-clicked word or a short label gets no Check button.
@@ -178,8 +178,8 @@
     }
     ui.showToast({
       kind: "missing",
-      title: `${gone.length} marked sentence${gone.length > 1 ? "s are" : " is"} no longer on this page`,
-      list: gone.map((e) => `${root.SC.labels.LABEL_TEXT[e.label] || e.label}: “${e.text.length > 90 ? e.text.slice(0, 88) + "…" : e.text}”`),
+      title: `${L.count(gone.length, "marked sentence")} ${gone.length === 1 ? "is" : "are"} no longer on this page`,
+      list: gone.map((e) => `${L.LABEL_TEXT[e.label] || e.label}: “${e.text.length > 90 ? e.text.slice(0, 88) + "…" : e.text}”`),
     });
   }
 

@@ -9,16 +9,18 @@
   const AN = SC.anchoring || require("../lib/anchoring.js");
   const OFF = SC.offsets || require("../lib/offsets.js");
   const CS = SC.checkState || require("../lib/check-state.js");
+  const L = SC.labels || require("../lib/labels.js");
 
-  const HIGHLIGHT = {
-    contradicted: "sourcecheck-contradicted",
-    unsupported: "sourcecheck-unsupported",
-    supported: "sourcecheck-supported",
+  // One highlight per label drawn in the page (its styles: content/highlights.css), and two of our own.
+  const HIGHLIGHT = Object.assign(Object.fromEntries(L.MARKED.map((label) => [label, "sourcecheck-" + label])), {
     focus: "sourcecheck-focus",
     active: "sourcecheck-active",  // the sentence whose card is open
-  };
-  // Painted over a label's highlight (highlights stack), so the higher number wins; the open card's sentence on top.
-  const PRIORITY = { supported: 1, unsupported: 2, contradicted: 3, alt: 3, focus: 7, active: 8 };
+  });
+  // Highlights stack, the higher number painted over: the worse label (L.MARKED is worst first: contradicted 3,
+  // unsupported 2, supported 1), a run's "-alt" over its label's, the open card's sentence on top.
+  const PRIORITY = Object.assign(Object.fromEntries(L.MARKED.map((label, i) => [label, L.MARKED.length - i])), {
+    alt: 3, focus: 7, active: 8,
+  });
   const DEBOUNCE_MS = 200;
   const MAX_WAIT_MS = 1000;
 
@@ -142,8 +144,8 @@
     render() {
       if (!this.supported) return;
       const marked = this.marked();
-      const byLabel = { contradicted: [], unsupported: [], supported: [] };
-      const alt = { contradicted: [], unsupported: [], supported: [] };
+      const byLabel = Object.fromEntries(L.MARKED.map((label) => [label, []]));
+      const alt = Object.fromEntries(L.MARKED.map((label) => [label, []]));
       const isAlt = new Set();
       const at = new Map(marked.map((e) => [e.key, e]));
       for (const e of [...marked].sort((a, b) => a.index - b.index)) {

@@ -3,7 +3,7 @@
 (function (root) {
   "use strict";
 
-  const { browser: B, messages: M, errors: E, checkState: CS, anchoring: AN, pace: PACE, toast: TOAST } = root.SC;
+  const { browser: B, messages: M, errors: E, checkState: CS, anchoring: AN, pace: PACE, toast: TOAST, labels: L } = root.SC;
   const MARGIN = 16;
   const STEP = 12;  // px between the points looked at under a place for the toast: less than a line of text
   // What a person may be reading or about to use under the toast: a control, a picture, an editor, or a line of text.
@@ -137,7 +137,7 @@
       const c = CS.counts(mine.state);
       const checked = c.supported + c.contradicted + c.unsupported;
       this.ui.showToast({ kind: "cancelled", title: "Check cancelled",
-        body: `${checked} sentence${checked === 1 ? "" : "s"} checked before it stopped; their marks stay.`,
+        body: `${L.count(checked, "sentence")} checked before it stopped; their marks stay.`,
         autoHideMs: 5000 });
     }
 
@@ -171,7 +171,7 @@
           const flagged = c.contradicted + c.unsupported;
           ui.showToast({
             kind: "done",
-            title: flagged ? `${flagged} sentence${flagged > 1 ? "s" : ""} not backed by your PDFs` : "Every checked sentence is backed by your PDFs",
+            title: flagged ? `${L.count(flagged, "sentence")} not backed by your PDFs` : "Every checked sentence is backed by your PDFs",
             body: TOAST.summaryText(mine.state) + (flagged ? ". Hover or click a mark for details." : "."),
             autoHideMs: 8000,
           });

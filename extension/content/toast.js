@@ -7,6 +7,7 @@
   const SC = root.SC || {};
   const { el } = SC.dom || require("../lib/dom.js");
   const CS = SC.checkState || require("../lib/check-state.js");
+  const L = SC.labels || require("../lib/labels.js");
 
   function button(doc, cls, label, onClick) {
     const b = el(doc, "button", cls, label);
@@ -54,22 +55,16 @@
     const doneN = c.supported + c.contradicted + c.unsupported;
     const writing = Object.values(state.verdicts).filter((v) => v.final === false).length;
     let text = !state.sentences.length ? "finding the sentences and their passages…"
-      : doneN === checkable && writing ? `${doneN} of ${checkable} sentences checked; writing ${writing} critique${writing > 1 ? "s" : ""}…`
-        : `${doneN} of ${checkable} sentences checked`;
+      : doneN === checkable && writing ? `${doneN} of ${L.count(checkable, "sentence")} checked; writing ${L.count(writing, "critique")}…`
+        : `${doneN} of ${L.count(checkable, "sentence")} checked`;
     text += ` · ${clock(elapsedMs)}`;
     if (leftMs) text += ` · about ${clock(leftMs)} left`;
     return text;
   }
 
-  /** A finished check's counts in words. */
+  /** A finished check's counts in words (lib/labels.js, as the side panel and the export say them). */
   function summaryText(state) {
-    const c = CS.counts(state);
-    const parts = [];
-    if (c.contradicted) parts.push(`${c.contradicted} contradicted`);
-    if (c.unsupported) parts.push(`${c.unsupported} not supported`);
-    parts.push(`${c.supported} supported`);
-    if (c.skipped) parts.push(`${c.skipped} skipped`);
-    return parts.join(", ");
+    return L.countsText(CS.counts(state));
   }
 
   const api = { fill, progressText, summaryText };

@@ -4,6 +4,8 @@
 (function (root) {
   "use strict";
 
+  const L = (root.SC && root.SC.labels) || require("./labels.js");
+
   function initial(checkId, text) {
     return { checkId, text, status: "checking", sentences: [], verdicts: {}, summary: null, error: null, missing: [] };
   }
@@ -48,7 +50,7 @@
 
   /** Counts by label over the sentences seen so far. */
   function counts(state) {
-    const c = { supported: 0, contradicted: 0, unsupported: 0, skipped: 0, pending: 0, cancelled: 0 };
+    const c = Object.fromEntries(L.LABELS.map((l) => [l.key, 0]));
     for (const s of state.sentences) c[labelOf(state, s.index)] += 1;
     return c;
   }

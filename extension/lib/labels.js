@@ -1,23 +1,61 @@
-// The words shown for a verdict's label and a FAVA error type: one table for the card, the side panel and the
-// Markdown export, so the three never name the same thing differently.
+// Every label a sentence can have, once: its words (in full, on a chip, in a count), its chip's colours and its place
+// in the order every count and list tells them in; and the words for counting things. The card, the toast, the side
+// panel, the export, the marks and the checks of what the backend and a page send all read this one table, so none
+// names, colours or orders a label differently. (The marks' colours in the page are content/highlights.css's: a
+// page's ::highlight() styles cannot be set from here without writing into the page.)
 (function (root) {
   "use strict";
 
-  /** A label in full (card, export, notices). */
-  const LABEL_TEXT = Object.freeze({
-    contradicted: "Contradicted by your sources",
-    unsupported: "Not supported by your sources",
-    supported: "Supported by your sources",
-    skipped: "Not a factual claim",
-    pending: "Checking…",
-    unchecked: "Not checked (the check was stopped first)",
-  });
+  /**
+   * The labels, the worst first. text: in full (card, export, notices); short: on a chip and in a count; colour: the
+   * chip's [text, background, border] (a label without one keeps its style sheet's grey chip); verdict: the backend
+   * gives it (the others are this extension's: a sentence still waiting, or one a stopped check never reached);
+   * marked: drawn in the page (supported only when the settings say so: lib/check-state.js isMarked).
+   */
+  const LABELS = Object.freeze([
+    { key: "contradicted", text: "Contradicted by your sources", short: "contradicted",
+      colour: ["#a40e26", "#ffebe9", "#ff8182"], verdict: true, marked: true },
+    { key: "unsupported", text: "Not supported by your sources", short: "not supported",
+      colour: ["#7d4e00", "#fff8c5", "#d4a72c"], verdict: true, marked: true },
+    { key: "supported", text: "Supported by your sources", short: "supported",
+      colour: ["#116329", "#dafbe1", "#4ac26b"], verdict: true, marked: true },
+    { key: "skipped", text: "Not a factual claim", short: "skipped", verdict: true },
+    { key: "cancelled", text: "Not checked (the check was stopped first)", short: "not checked" },
+    { key: "pending", text: "Checking…", short: "checking" },
+  ].map(Object.freeze));
 
-  /** A label on a chip in a list (the side panel's results). */
-  const LABEL_SHORT = Object.freeze({
-    contradicted: "contradicted", unsupported: "not supported", supported: "supported", skipped: "skipped",
-    pending: "checking", cancelled: "not checked",
-  });
+  const BY_KEY = Object.freeze(Object.fromEntries(LABELS.map((l) => [l.key, l])));
+  /** The labels a backend verdict may carry (lib/messages.js and lib/page-marks.js refuse any other). */
+  const VERDICTS = Object.freeze(LABELS.filter((l) => l.verdict).map((l) => l.key));
+  /** The labels drawn in the page, the worst first (content/marks.js paints the worse over the others). */
+  const MARKED = Object.freeze(LABELS.filter((l) => l.marked).map((l) => l.key));
+  const LABEL_TEXT = Object.freeze(Object.fromEntries(LABELS.map((l) => [l.key, l.text])));
+  const LABEL_SHORT = Object.freeze(Object.fromEntries(LABELS.map((l) => [l.key, l.short])));
+
+  /** n things in words, the noun plural unless n is 1: "1 PDF", "2 PDFs", "0 passages". plural: for a noun that
+   * does not take an s. */
+  function count(n, noun, plural) {
+    return `${n} ${n === 1 ? noun : plural || noun + "s"}`;
+  }
+
+  /**
+   * A check's counts in words, the worst first, leaving out the labels no sentence has: "1 contradicted,
+   * 7 not supported, 4 supported, 15 skipped". counts: {label: n} (lib/check-state.js counts()). Sentences still
+   * being checked are not counted (a running check says "n of m sentences checked"). none: what is said when no
+   * sentence is counted.
+   */
+  function countsText(counts, none = count(0, "sentence")) {
+    const parts = LABELS.filter((l) => l.key !== "pending" && counts && counts[l.key] > 0).map((l) => `${counts[l.key]} ${l.short}`);
+    return parts.length ? parts.join(", ") : none;
+  }
+
+  /** Give a label's chip its colours from the table (set on the element: content/ui.css and sidepanel/sidepanel.css
+   * then need no copy; a style set from a script is not refused by a page's Content-Security-Policy). */
+  function colourChip(chip, label) {
+    const colour = BY_KEY[label] && BY_KEY[label].colour;
+    if (colour) Object.assign(chip.style, { color: colour[0], backgroundColor: colour[1], borderColor: colour[2] });
+    return chip;
+  }
 
   /** FAVA's error types (the backend's error_type) in words a person reads; FAVA's own name goes on hover. */
   const ERROR_TYPES = Object.freeze({
@@ -36,7 +74,10 @@
     return errorTypeText(type) ? "FAVA error type: " + type : "";
   }
 
-  const api = { LABEL_TEXT, LABEL_SHORT, ERROR_TYPES, errorTypeText, errorTypeTitle };
+  const api = {
+    LABELS, VERDICTS, MARKED, LABEL_TEXT, LABEL_SHORT, ERROR_TYPES,
+    count, countsText, colourChip, errorTypeText, errorTypeTitle,
+  };
   root.SC = root.SC || {};
   root.SC.labels = api;
   if (typeof module === "object" && module.exports) module.exports = api;

@@ -4,6 +4,8 @@
 (function (root) {
   "use strict";
 
+  const L = (root.SC && root.SC.labels) || require("./labels.js");
+
   /** Runtime message types. */
   const MSG = Object.freeze({
     // to the service worker
@@ -25,7 +27,7 @@
 
   /** Check events as the backend streams them (NDJSON lines), forwarded unchanged. */
   const EVENT = Object.freeze({ SENTENCES: "sentences", VERDICT: "verdict", SUMMARY: "summary", ERROR: "error" });
-  const LABELS = Object.freeze(["supported", "contradicted", "unsupported", "skipped"]);
+  const LABELS = L.VERDICTS;  // the labels a verdict may carry (lib/labels.js)
 
   function message(type, fields) {
     if (!Object.values(MSG).includes(type)) throw new Error("unknown message type: " + type);

@@ -6,6 +6,8 @@
 (function (root) {
   "use strict";
 
+  const L = (root.SC && root.SC.labels) || require("./labels.js");
+
   const MAX_PAGES = 20;
   const KEPT_EVIDENCE = 3;      // passages per sentence, as the history keeps
   const MAX_DISMISSED = 200;    // per page
@@ -13,7 +15,7 @@
   const MAX_LOST = 3;           // a sentence of an older check not found in this many page loads (that saved) goes
   const MAX_PAGE_BYTES = 500000;  // one page's record, as JSON (UTF-16 code units)
   const MAX_BYTES = 2000000;    // all pages' records together, as JSON: the oldest pages go first
-  const LABELS = ["supported", "contradicted", "unsupported", "skipped"];
+  const LABELS = L.VERDICTS;    // a kept sentence's label is a verdict's (lib/labels.js)
 
   const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
   const isInt = (x) => Number.isInteger(x) && x >= 0;

@@ -5,7 +5,6 @@
 
   const L = (root.SC && root.SC.labels) || require("./labels.js");
   const ERROR_TYPES = L.ERROR_TYPES;  // backend/sourcecheck/report.py words them the same (tests/unit/test_report.py)
-  const COUNTS = [["contradicted", "contradicted"], ["unsupported", "not supported"], ["supported", "supported"], ["skipped", "skipped"], ["unchecked", "not checked"]];
 
   const percent = (p) => (p > 0 && p < 0.01 ? "<1%" : p > 0.99 && p < 1 ? ">99%" : Math.round(p * 100) + "%");
   const oneLine = (t) => String(t).split(/\s+/).filter(Boolean).join(" ");
@@ -15,14 +14,14 @@
   function markdown(result, meta = {}) {
     const verdicts = new Map((result.verdicts || []).map((v) => [v.index, v]));
     const labels = result.sentences.map((s) => (verdicts.has(s.index) ? verdicts.get(s.index).label
-      : s.checkable === false ? "skipped" : "unchecked"));
+      : s.checkable === false ? "skipped" : "cancelled"));  // a sentence the stopped check never reached
     const lines = ["# sourcecheck report", ""];
     if (meta.title || meta.url) lines.push(meta.url ? `- Page: [${meta.title || meta.url}](${meta.url})` : `- Page: ${meta.title}`);
     if (meta.checkedAt) lines.push(`- Checked: ${meta.checkedAt}`);
-    const count = (k) => labels.filter((l) => l === k).length;
-    const counts = COUNTS.filter(([k]) => count(k)).map(([k, name]) => `${count(k)} ${name}`).join(", ");
+    const counts = {};
+    for (const l of labels) counts[l] = (counts[l] || 0) + 1;
     const pAll = (result.summary || {}).p_all_supported;
-    lines.push(`- Result: ${counts}` + (isNum(pAll) ? ` · P(all supported) ${percent(pAll)}` : ""), "");
+    lines.push(`- Result: ${L.countsText(counts, "")}` + (isNum(pAll) ? ` · P(all supported) ${percent(pAll)}` : ""), "");
     result.sentences.forEach((s, i) => {
       const v = verdicts.get(s.index) || {};
       let head = `## ${i + 1}. ${L.LABEL_TEXT[labels[i]] || labels[i]}`;

@@ -2,6 +2,7 @@
 (function () {
   "use strict";
 
+  const L = globalThis.SC.labels;
   const P = globalThis.SC.panel;
   const { $, el } = P;
 
@@ -28,8 +29,7 @@
       const c = h.counts || {};
       const info = el("div", "grow");
       info.append(el("div", "name", h.title || h.url || "a page"));
-      info.append(el("div", "hint", [when(h.at), h.status === "cancelled" ? "cancelled" : null,
-        `${c.contradicted || 0} contradicted, ${c.unsupported || 0} not supported, ${c.supported || 0} supported`]
+      info.append(el("div", "hint", [when(h.at), h.status === "cancelled" ? "cancelled" : null, L.countsText(c)]
         .filter(Boolean).join(" · ")));
       const exp = el("button", "small export", "Export");
       exp.type = "button";

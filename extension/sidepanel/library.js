@@ -6,6 +6,7 @@
   const P = globalThis.SC.panel;
   const { $, el } = P;
   const { toFriendly } = globalThis.SC.apiClient;
+  const L = globalThis.SC.labels;
   let docTimer = null;
   const UNDO_MS = 6000;
   // Deletes not sent yet, id -> {timer, client}: the DELETE goes when the Undo window ends, or at once when the panel
@@ -62,8 +63,8 @@
     const info = el("div", "grow");
     info.append(el("div", "name", d.title || d.filename));
     const busy = d.status !== "ready" && d.status !== "failed";
-    const bits = [d.title && d.title !== d.filename ? d.filename : null, d.year, d.pages ? d.pages + " pages" : null,
-      d.status === "ready" ? (d.chunks || 0) + " passages" : busy ? `${d.status}… ${Math.round((d.progress || 0) * 100)}%` : d.status];
+    const bits = [d.title && d.title !== d.filename ? d.filename : null, d.year, d.pages ? L.count(d.pages, "page") : null,
+      d.status === "ready" ? L.count(d.chunks || 0, "passage") : busy ? `${d.status}… ${Math.round((d.progress || 0) * 100)}%` : d.status];
     const meta = el("div", "hint" + (d.status === "failed" ? " status-failed" : ""), bits.filter(Boolean).join(" · "));
     info.append(meta);
     if (d.status === "failed" && d.error) info.append(el("div", "hint status-failed", typeof d.error === "string" ? d.error : d.error.message));

@@ -19,8 +19,7 @@
     let summary;
     if (lc.status === "error" && lc.error) summary = lc.error.message;
     else if (lc.status === "checking") summary = `Checking… ${c.supported + c.contradicted + c.unsupported} done`;
-    else summary = (lc.status === "cancelled" ? "Cancelled · " : "") +
-      `${c.contradicted || 0} contradicted, ${c.unsupported || 0} not supported, ${c.supported || 0} supported` +
+    else summary = (lc.status === "cancelled" ? "Cancelled · " : "") + L.countsText(c) +
       (lc.summary && typeof lc.summary.p_all_supported === "number" ? ` · P(all supported) ${percent(lc.summary.p_all_supported)}` : "");
     if (lc.recheckError) summary += ` · the check after this one failed (${lc.recheckError.message}), so these results are kept`;
     const missing = lc.sentences.filter((s) => s.missing).length;
@@ -35,7 +34,7 @@
       li.dataset.key = s.key;
       li.dataset.label = s.label;
       li.title = s.missing ? "This sentence can no longer be found on the page" : (s.critique || "Show in the page");
-      li.append(el("span", "chip " + s.label, L.LABEL_SHORT[s.label] || s.label));
+      li.append(L.colourChip(el("span", "chip " + s.label, L.LABEL_SHORT[s.label] || s.label), s.label));
       const text = el("span", "text", s.text + (s.missing ? " (no longer on the page)" : ""));
       const type = L.errorTypeText(s.error_type);
       if (type) {

@@ -5,7 +5,7 @@
 (function () {
   "use strict";
 
-  const { browser: B, errors: E, settings: S, diff: D } = globalThis.SC;
+  const { browser: B, errors: E, settings: S, diff: D, labels: L } = globalThis.SC;
   const P = globalThis.SC.panel;
   const { $, el } = P;
   const LEFT = "left as written: no revision your PDFs support";
@@ -57,10 +57,9 @@
     }));
     const changed = rows.filter((row) => row.changed).length;
     const left = rows.length - changed;
-    const s = (n) => (n === 1 ? "" : "s");
     if (!rows.length) return "The revision changed nothing.";
     if (!changed) return "No sentence could be revised from your PDFs; the text stays as you wrote it.";
-    return `${changed} sentence${s(changed)} revised` + (left ? `, ${left} left as written` : "") + "; the rest as you wrote it.";
+    return `${L.count(changed, "sentence")} revised` + (left ? `, ${left} left as written` : "") + "; the rest as you wrote it.";
   }
 
   $("revise-all").addEventListener("click", async () => {

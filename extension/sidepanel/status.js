@@ -2,11 +2,9 @@
 (function () {
   "use strict";
 
-  const { browser: B, settings: S } = globalThis.SC;
+  const { browser: B, settings: S, labels: L } = globalThis.SC;
   const P = globalThis.SC.panel;
   const { $ } = P;
-
-  const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
   async function refreshStatus() {
     const st = await (await P.client()).status();
@@ -25,7 +23,7 @@
     } else {
       $("status-model").textContent = "–";
     }
-    $("status-library").textContent = st.library ? `${count(st.library.documents, "PDF")}, ${count(st.library.chunks, "passage")}` : "–";
+    $("status-library").textContent = st.library ? `${L.count(st.library.documents, "PDF")}, ${L.count(st.library.chunks, "passage")}` : "–";
     $("pairing").hidden = !st.reachable || st.paired;
     P.showBanner(st.error || null);
     if (st.paired) P.refreshDocuments();

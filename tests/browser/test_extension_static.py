@@ -5,6 +5,7 @@ import base64
 import hashlib
 import json
 import os
+import posixpath
 import shutil
 import subprocess
 from pathlib import Path
@@ -69,13 +70,16 @@ def test_manifest_key_gives_the_documented_extension_id():
     assert [n for n in names if not (EXT / n).exists()] == []
 
 
-def test_service_worker_imports_the_same_libraries_firefox_loads():
+def test_service_worker_imports_the_same_files_firefox_loads():
     """Chromium's importScripts list and Firefox's background.scripts must not drift apart."""
     manifest = json.loads((EXT / "manifest.json").read_text())
     sw = (EXT / "background" / "service-worker.js").read_text()
-    imported = [
-        s.strip().strip('"').replace("../", "") for s in sw.split("importScripts(", 1)[1].split(")", 1)[0].split(",")
+    imported = [  # paths from the worker's folder, as importScripts resolves them
+        posixpath.normpath(posixpath.join("background", s.strip().strip('"')))
+        for s in sw.split("importScripts(", 1)[1].split(")", 1)[0].split(",")
     ]
     assert imported == manifest["background"]["scripts"][:-1]
+    assert manifest["background"]["scripts"][-1] == manifest["background"]["service_worker"]
     # The content script's files are listed once, in the manifest; the worker injects what it reads there.
-    assert "getManifest().content_scripts[0]" in sw and "content/content.js" not in sw
+    worker = "".join(p.read_text() for p in sorted((EXT / "background").glob("*.js")))
+    assert "getManifest().content_scripts[0]" in worker and "content/content.js" not in worker

@@ -1,9 +1,11 @@
-// The service worker's message handlers (background/service-worker.js) over a fake `chrome`: what a content script
+// The service worker's message handlers (background/*.js) over a fake `chrome`: what a content script
 // may ask (its own tab, its own page's marks, nothing kept for a private tab), the marks' shape checked, and two quick
 // evidence clicks opening one viewer tab.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { load } from "./helpers.js";
+import fs from "node:fs";
+import path from "node:path";
+import { load, EXT } from "./helpers.js";
 
 const EXT_URL = "chrome-extension://sourcecheck-id/";
 
@@ -55,8 +57,17 @@ globalThis.chrome = {
   commands: { onCommand: on("command") },
   sidePanel: { setPanelBehavior: async () => {} },
 };
-for (const lib of ["browser", "messages", "ndjson", "errors", "settings", "check-state", "api-client", "page-marks"]) load(`lib/${lib}.js`);
+// Loaded the way Chromium loads the worker: the worker runs and imports its files, paths from its own folder.
+const imported = [];
+globalThis.importScripts = (...files) => {
+  for (const f of files) {
+    const rel = path.posix.join("background", f);
+    imported.push(rel);
+    load(rel);
+  }
+};
 load("background/service-worker.js");
+delete globalThis.importScripts;
 const local = globalThis.chrome.storage.local.data;
 
 /** Send msg to the worker as sender; resolves with its answer. */
@@ -77,6 +88,13 @@ const ENTRY = {
   verdict: { index: 0, label: "contradicted", evidence: [{ document_id: "d", filename: "a.pdf", page: 1, quote: "q", stance: "refutes" }] },
 };
 const RECORD = { at: 1, entries: [ENTRY], dismissed: ["Hi there!"] };
+
+test("the worker imports, in order, the files Firefox loads from the manifest's background.scripts", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(EXT, "manifest.json"), "utf8"));
+  assert.deepEqual([...imported, "background/service-worker.js"], manifest.background.scripts);
+  // the extension's own listeners are added when the worker runs (a woken worker hears the event that woke it)
+  for (const name of ["message", "connect", "installed", "menu", "command", "replaced"]) assert.equal(typeof listeners[name], "function", name);
+});
 
 test("a page's marks are kept under the sender's own URL, or under its check's URL on the same site only", async () => {
   for (const k of Object.keys(local)) delete local[k];
