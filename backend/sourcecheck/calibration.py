@@ -1,6 +1,6 @@
 """The fitted models that turn the judge's raw answer into a verdict (calibration.json): one place for their math.
 
-The runtime applies them (judge.py); the evaluation fits them (eval/fitting.py) with the same functions.
+The runtime applies them (judge.py); the evaluation fits them (sourcecheck_eval/fitting.py) with the same functions.
 """
 
 import json
@@ -15,22 +15,6 @@ import numpy.typing as npt
 def load() -> dict[str, Any]:
     """The shipped calibration.json."""
     return json.loads(resources.files("sourcecheck").joinpath("calibration.json").read_text())
-
-
-def load_head() -> dict[str, Any] | None:
-    """The shipped verifier head (head.json), or None: {"model", "weights" (one per hidden-state float),
-    "logit_weight", "bias", "fitted_on"}, standardisation folded into the weights."""
-    f = resources.files("sourcecheck").joinpath("head.json")
-    if not f.is_file():
-        return None
-    head = json.loads(f.read_text())
-    return {**head, "weights": np.asarray(head["weights"], dtype=np.float32)}
-
-
-def head_probability(head: Mapping[str, Any], state: npt.ArrayLike, p_raw: float) -> float:
-    """P(supported) from the judge's hidden state and its P(Yes): a logistic head (eval/head.py fits it)."""
-    z = float(np.dot(head["weights"], np.asarray(state, dtype=np.float32))) + head["logit_weight"] * logit(p_raw)
-    return sigmoid(z + head["bias"])
 
 
 @overload

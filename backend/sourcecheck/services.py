@@ -8,7 +8,6 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck.calibration import load_head
 from sourcecheck.embeddings import make_embedding_function
 from sourcecheck.errors import IndexUnreachable
 from sourcecheck.judge import Judge
@@ -87,7 +86,7 @@ class Services:
         model = self.model()
         with self._lock:
             if self._judge is None:
-                self._judge = Judge(model, head=load_head(), sensitivity=self.settings["SENSITIVITY"])
+                self._judge = Judge(model, sensitivity=self.settings["SENSITIVITY"])
             return self._judge
 
     def queue_ingest(self, doc_id: str) -> None:

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from sourcecheck.calibration import load as load_calibration
 from sourcecheck.config import load_settings
-from sourcecheck.eval.records import unpack_state
-from sourcecheck.eval.run import evaluate
+from sourcecheck_eval.records import unpack_state
+from sourcecheck_eval.run import evaluate
 from support import ROOT  # the checkout: the GGUF and the benchmarks next to it
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]

@@ -2,7 +2,6 @@
 are told apart without generating text, and the critique written afterwards fits the label."""
 
 import pytest
-from sourcecheck.calibration import load_head
 from sourcecheck.config import load_settings
 from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
@@ -22,7 +21,7 @@ def evidence():
 
 def test_scores_tell_supported_contradicted_and_unsupported_apart(real_model_path):
     settings = load_settings({"MODELS_DIR": str(real_model_path.parent), "BACKEND": "llama_cpp"})
-    judge = Judge(load_model(settings), head=load_head())
+    judge = Judge(load_model(settings))
     right = judge.score("FAVA was trained on 35,074 training instances.", evidence())
     wrong = judge.score("FAVA was trained on 350,000 training instances.", evidence())
     invented = judge.score("The FAVA authors also released a mobile app for checking news articles.", evidence())
@@ -45,7 +44,7 @@ def test_a_red_number_card_carries_a_verified_revision_or_says_why_none(real_mod
     """Issue 36: "restricted to 5 hours" was red beside page 3's "3 hours" with no revision and no word why (the
     corrected sentence was refused as unchanged, unread: a one-digit value is no content word)."""
     settings = load_settings({"MODELS_DIR": str(real_model_path.parent), "BACKEND": "llama_cpp"})
-    judge = Judge(load_model(settings), head=load_head())
+    judge = Judge(load_model(settings))
     page = "Human annotation. To limit fatigue, annotators were restricted to 3 hours a day."
     evidence = [Evidence("d_1", "fava.pdf", 3, page, page, 0.8)]
     claim = "Annotators were restricted to 5 hours a day."

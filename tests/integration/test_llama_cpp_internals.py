@@ -83,6 +83,12 @@ def evaluated(model, monkeypatch):
     return counts
 
 
+def forget(model):
+    """Drop the cached prompt prefix and any kept context: the next prompt is read in full (a cold pass)."""
+    model._llm.reset()
+    model._kept.clear()
+
+
 def p_yes(model, msgs, state=False):
     probs, _, hidden = model.choose(msgs, ("Yes", "No"), state=state)
     return probs["Yes"], hidden
@@ -90,12 +96,12 @@ def p_yes(model, msgs, state=False):
 
 def test_a_longer_prompt_that_shares_a_prefix_evaluates_only_its_new_suffix(model, prompts, evaluated):
     a, b, shared, n_b = prompts
-    model.forget()
+    forget(model)
     model.choose(a, ("Yes", "No"))
     evaluated.clear()
     warm, _ = p_yes(model, b)
     assert sum(evaluated) == n_b - shared  # only the new suffix: 2 batches of 128 tokens were reused
-    model.forget()
+    forget(model)
     evaluated.clear()
     cold, _ = p_yes(model, b)
     assert sum(evaluated) == n_b
@@ -104,7 +110,7 @@ def test_a_longer_prompt_that_shares_a_prefix_evaluates_only_its_new_suffix(mode
 
 def test_the_hidden_state_comes_from_the_same_pass_as_p_yes(model, prompts, evaluated, capfd):
     a, b, shared, n_b = prompts
-    model.forget()
+    forget(model)
     plain, none = p_yes(model, b)
     assert none is None  # not asked: not read
     evaluated.clear()
@@ -114,14 +120,14 @@ def test_the_hidden_state_comes_from_the_same_pass_as_p_yes(model, prompts, eval
     assert with_state == pytest.approx(again, abs=1e-6)  # reading the state changes no logit
     assert with_state == pytest.approx(plain, abs=0.03)  # against a one-batch pass: batch noise only
 
-    model.forget()
+    forget(model)
     evaluated.clear()
     cold_p, cold = p_yes(model, b, state=True)
     assert evaluated == [n_b - 1, 1]  # the prompt with embeddings off, then its last token with them on
     assert cold.dtype == np.float32 and cold.shape == (model._llm.n_embd(),) == (1536,)
     assert np.isfinite(cold).all() and np.linalg.norm(cold) > 10  # ~128 for this model (after the output norm)
 
-    model.forget()
+    forget(model)
     model.choose(a, ("Yes", "No"))
     evaluated.clear()
     warm_p, warm = p_yes(model, b, state=True)
@@ -133,7 +139,7 @@ def test_the_hidden_state_comes_from_the_same_pass_as_p_yes(model, prompts, eval
     # Embeddings are switched off again: a many-token batch makes only its last token an output. llama.cpp
     # logs "embeddings required but some input tokens were not marked as outputs" when they are left on.
     capfd.readouterr()
-    model.forget()
+    forget(model)
     p_yes(model, a)
     assert "embeddings required" not in capfd.readouterr().err
 
@@ -141,9 +147,9 @@ def test_the_hidden_state_comes_from_the_same_pass_as_p_yes(model, prompts, eval
 def test_a_state_on_any_prompt_is_within_batch_noise(model):
     """Unaligned, the split (the last token alone) moves P(Yes) by float noise only."""
     msgs = messages(f"[1] fava.pdf p. 2: {PAGE}", CLAIM_A)
-    model.forget()
+    forget(model)
     plain, _ = p_yes(model, msgs)
-    model.forget()
+    forget(model)
     with_state, hidden = p_yes(model, msgs, state=True)
     print(f"\nunaligned prompt: P(Yes) {plain:.6f} plain, {with_state:.6f} with the state")
     assert with_state == pytest.approx(plain, abs=0.05) and hidden is not None
@@ -155,11 +161,11 @@ def test_the_state_costs_one_single_token_pass_and_no_more_tokens(model, prompts
     cut once more. Its time is the bench's to measure (scripts/bench), not a test's."""
     a, _, _, _ = prompts
     n = len(model.tokens(a))
-    model.forget()
+    forget(model)
     model.choose(a, ("Yes", "No"))
     plain = list(evaluated)
     evaluated.clear()
-    model.forget()
+    forget(model)
     _, _, hidden = model.choose(a, ("Yes", "No"), state=True)
     assert sum(plain) == sum(evaluated) == n
     assert evaluated[-1] == 1 and len(evaluated) == len(plain) + 1
@@ -185,9 +191,9 @@ def test_a_check_interrupted_by_another_resumes_its_context(model, prompts, eval
         t.join()
         return out[0]
 
-    model.forget()
+    forget(model)
     cold = in_thread(b)[0]
-    model.forget()
+    forget(model)
     p_yes(model, a)  # check 1 (this thread) reads its evidence
     in_thread(other)  # check 2 takes a turn
     assert len(model._kept) == 1
@@ -197,7 +203,7 @@ def test_a_check_interrupted_by_another_resumes_its_context(model, prompts, eval
     assert len(model._kept) == 1  # now check 2's context waits for its next turn
     assert resumed == pytest.approx(cold, abs=0.03)
 
-    model.forget()
+    forget(model)
     p_yes(model, a)
     p_yes(model, other)  # the same thread: nothing to come back for
     assert not model._kept

@@ -64,8 +64,8 @@ def test_the_minicheck_prompt_reaches_the_server_whole_and_p_yes_comes_from_logp
         return reply
 
     model._create = recording
-    p, state = Judge(model, calibration={"a": 1.0, "b": 0.0}).p_yes(CLAIM, SPAN, SPAN)
-    assert 0.0 < p < 1.0 and state is None  # a probability from top_logprobs, not the 0/1 read from the text
+    p = Judge(model, calibration={"a": 1.0, "b": 0.0}).p_yes(CLAIM, SPAN, SPAN)
+    assert 0.0 < p < 1.0  # a probability from top_logprobs, not the 0/1 read from the text
     [(msgs, counted)] = sent
     assert msgs[0]["content"].startswith("Determine whether the provided claim is consistent")
     assert msgs[1]["content"] == f"Document: [1] {SPAN[0].passage}\nClaim: {CLAIM}"

@@ -62,11 +62,9 @@ def real_model_path_module(request):
 @pytest.mark.model
 def test_judge_through_llama_cpp_server(llama_server):
     judge = Judge(OpenAIModel(llama_server, "qwen", timeout=600), calibration={"a": 1.0, "b": 0.0})
-    (right, state), (wrong, _) = (
-        judge.p_yes("The main span is 1,280 meters long.", SPAN, SPAN),
-        judge.p_yes("The main span is 2,000 meters long.", SPAN, SPAN),
-    )
-    assert right > 0.5 > wrong and state is None  # an API gives no hidden state
+    right = judge.p_yes("The main span is 1,280 meters long.", SPAN, SPAN)
+    wrong = judge.p_yes("The main span is 2,000 meters long.", SPAN, SPAN)
+    assert right > 0.5 > wrong
     found = judge.critique("The main span is 2,000 meters long.", SPAN, SPAN)
     assert found["critique"] and found["error_type"]
 

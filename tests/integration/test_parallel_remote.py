@@ -4,8 +4,8 @@ sentences reach the server several at once, and the stream keeps the documented 
 import json
 
 import pytest
-from sourcecheck.eval.parallel import StubJudge, run_check, stub_library, stub_pdf
 from sourcecheck.services import get_services
+from sourcecheck_eval.parallel import StubJudge, run_check, stub_library, stub_pdf
 from support import make_client
 
 pytestmark = pytest.mark.integration
@@ -63,7 +63,7 @@ def test_the_server_streams_a_check_judged_at_once(stub, settings, tmp_path):
     client.post("/api/v1/documents", data={"file": (pdf.open("rb"), pdf.name)}, content_type="multipart/form-data")
     get_services(app).wait_idle()
     stub.reset()
-    from sourcecheck.eval.parallel import TEXT
+    from sourcecheck_eval.parallel import TEXT
 
     resp = client.post("/api/v1/check", json={"text": TEXT})
     events = [json.loads(line) for line in resp.data.decode().splitlines()]

@@ -1,4 +1,4 @@
-"""sourcecheck.eval.public (sets of person A) against the private benchmarks folder: the source files rebuilt from each
+"""sourcecheck_eval.public (sets of person A) against the private benchmarks folder: the source files rebuilt from each
 set's raw/ (the original records of the dev portion, in the original layout) convert to exactly the shared dev.jsonl.
 
 Skipped where /work/shared/benchmarks is absent (anyone else's machine): that folder is what the converters reproduce.
@@ -9,7 +9,7 @@ import json
 import shutil
 
 import pytest
-from sourcecheck.eval.public import factcheck_gpt, lfqa_verification, tofueval, wice
+from sourcecheck_eval.public import factcheck_gpt, lfqa_verification, tofueval, wice
 from support import ROOT
 
 pytestmark = pytest.mark.integration

@@ -1,10 +1,11 @@
-"""eval/public against the shared benchmark folder: a stand-in of each source repo, rebuilt in its original layout
-from the folder's raw/ dev records (plus a synthetic held-out record), converts to exactly the shared dev.jsonl."""
+"""sourcecheck_eval.public against the shared benchmark folder: a stand-in of each source repo, rebuilt in its original
+layout from the folder's raw/ dev records (plus a synthetic held-out record), converts to exactly the shared
+dev.jsonl."""
 
 import json
 
 import pytest
-from sourcecheck.eval.public import faithbench, halueval_summarization, summedits
+from sourcecheck_eval.public import faithbench, halueval_summarization, summedits
 from support import ROOT  # the checkout: the benchmarks are next to it
 
 pytestmark = pytest.mark.integration

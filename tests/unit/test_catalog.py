@@ -123,7 +123,7 @@ def test_the_minicheck_profile_sends_minichecks_own_prompt_and_system_message():
     model.profile = "minicheck"
     model.enqueue({"Yes": 0.7, "No": 0.3})
     judge = Judge(model, calibration=IDENTITY)
-    assert judge.p_yes("The main span is 1,280 meters long.", SPAN, SPAN)[0] == pytest.approx(0.7)
+    assert judge.p_yes("The main span is 1,280 meters long.", SPAN, SPAN) == pytest.approx(0.7)
     system, user = model.history[0][1]
     assert system["role"] == "system" and system["content"].startswith(
         "Determine whether the provided claim is consistent with the corresponding document."

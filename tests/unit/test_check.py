@@ -4,7 +4,6 @@ import pytest
 from sourcecheck.check import CheckOptions, check_text, collect, revise
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, TextTooLong
-from sourcecheck.evidence import ALIGNED_WORDS
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
@@ -152,10 +151,6 @@ def test_shared_evidence_block_grows_once_and_points_at_the_best_excerpt(library
     first, second = (m[-1]["content"] for kind, m in model.history if kind == "choose")
     shared = first[: first.index("Claim:")].strip()
     assert second.startswith(shared)  # the second prompt extends the first: a KV-cache prefix
-    model.history.clear()
-    list(check_text(text, library, judge(model), options=CheckOptions(prompt_evidence="passages")))
-    own = [m[-1]["content"] for kind, m in model.history if kind == "choose"][1]
-    assert own.count("[1]") == 1 and not own.startswith(shared)
 
 
 def test_a_repeated_check_is_answered_from_the_verdict_cache(library):
@@ -189,25 +184,6 @@ def test_an_unknown_sensitivity_is_refused_before_any_event(library):
     assert "relaxed, balanced, strict" in err.value.message
 
 
-def test_aligned_prompt_shows_only_the_sentences_that_bear_on_the_claim(library):
-    model = FakeModel()
-    text = "Its main span is 1,280 meters long."
-    events = list(
-        check_text(text, library, judge(model), options=CheckOptions(prompt_evidence="aligned", critique=False))
-    )
-    prompt = next(m[-1]["content"] for kind, m in model.history if kind == "choose")
-    sources = prompt[: prompt.index("Claim:")]
-    assert "1,280" in sources and len(sources.split()) <= ALIGNED_WORDS + 40  # sentences, not whole passages
-    passages = " ".join(e["quote"] for e in events[1]["evidence"])
-    assert "1,280" in passages  # the card's evidence is the same as with whole passages
-
-
-def test_an_unknown_prompt_evidence_is_refused_before_any_event(library):
-    with pytest.raises(BadRequest) as err:
-        check_text("The bridge is orange.", library, judge(), options=CheckOptions(prompt_evidence="all"))
-    assert "shared, passages, aligned" in err.value.message
-
-
 def test_a_document_deleted_between_validation_and_scoring_gives_verdicts_not_a_crash(library):
     events = check_text("The bridge opened in 1937.", library, judge())
     for doc in library.list():
@@ -238,6 +214,16 @@ def test_the_first_verdict_does_not_wait_for_the_other_sentences_evidence(librar
     assert len(embedded) == 4 and embedded[3][0] == "The bridge was the first one painted by robots."
 
 
+def test_scored_is_given_each_sentences_score_as_it_is_scored(library):
+    scores = {}
+    events = list(check_text(TEXT, library, judge(), options=CheckOptions(critique=False), scored=scores.__setitem__))
+    verdicts = {e["index"]: e for e in events if e["type"] == "verdict"}
+    assert sorted(scores) == sorted(verdicts) == [1, 2, 3]
+    for index, score in scores.items():  # what each verdict's p came from
+        assert (score.label, round(score.p_supported, 4)) == (verdicts[index]["label"], verdicts[index]["p_supported"])
+        assert score.p_raw == pytest.approx(score.p_supported) and "logit_p" in score.signals  # identity calibration
+
+
 def test_each_sentence_is_scored_with_its_candidate_passages_for_the_conflict_finder(library):
     seen = []
     j = judge()
@@ -254,23 +240,6 @@ def test_each_sentence_is_scored_with_its_candidate_passages_for_the_conflict_fi
     for evidence, also in seen:  # the search's candidates, more than the evidence shown, each with its document
         assert len(also) > len(evidence) and all(doc in ids and text for doc, text in also)
         assert {e.document_id for e in evidence} <= {doc for doc, _ in also}
-
-
-def test_each_passage_on_its_own_keeps_the_best_p_yes(library):
-    """prompt_evidence "each": one prompt per evidence item, each with one excerpt; the verdict's raw score is the
-    highest of them."""
-    model, answers = FakeModel(), []
-    j = judge(model)
-    p_yes = j.p_yes
-    j.p_yes = lambda *args, **kw: answers.append(p_yes(*args, **kw)) or answers[-1]
-    options = CheckOptions(prompt_evidence="each", critique=False, internals=True)
-    text = "The bridge opened to traffic on May 27, 1937."
-    verdict = next(e for e in check_text(text, library, j, options=options) if e["type"] == "verdict")
-    prompts = [m[-1]["content"] for kind, m in model.history if kind == "choose"]
-    assert len(prompts) == len(answers) == len(verdict["evidence"]) > 1
-    assert all(p.count("[1]") == 1 and "[2]" not in p for p in prompts)
-    assert len({p for p, _ in answers}) > 1  # the excerpts score differently, so max() has something to choose
-    assert verdict["internals"]["p_raw"] == max(p for p, _ in answers)
 
 
 def test_issue_36_a_red_number_card_carries_its_verified_revision_and_with_and_without_is_no_conflict(tmp_path):

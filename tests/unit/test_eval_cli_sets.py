@@ -1,12 +1,12 @@
-"""`sourcecheck eval NAME`: a public set's name (not a file) is its fetched dev.jsonl, fetched first when absent
-(from a local git repository here: the default URL is pointed at it)."""
+"""`sourcecheck eval NAME` (sourcecheck_eval/cli.py): a public set's name (not a file) is its fetched dev.jsonl, fetched
+first when absent (from a local git repository here: the default URL is pointed at it)."""
 
 import json
 import subprocess
 
 import pytest
-from sourcecheck import cli
-from sourcecheck.eval.public import git, wice
+from sourcecheck_eval.cli import benchmark_files
+from sourcecheck_eval.public import git, wice
 from test_public_sets_A import claim, commit, jsonl
 
 
@@ -24,11 +24,11 @@ def test_a_set_name_is_fetched_once_then_read_from_the_benchmarks_folder(tmp_pat
     monkeypatch.setattr(git, "default_url", lambda repo: urls.append(repo) or str(folder))
     out, own = tmp_path / "benchmarks", tmp_path / "mine.jsonl"
     own.write_text("")
-    files = cli._benchmark_files(["wice", str(own)], str(out))
+    files = benchmark_files(["wice", str(own)], str(out))
     assert files == [str(out / "wice" / "dev.jsonl"), str(own)]
     assert [json.loads(line)["id"] for line in (out / "wice" / "dev.jsonl").read_text().splitlines()] == ["wice-dev01"]
     assert urls == [wice.REPO]
-    assert cli._benchmark_files(["wice"], str(out)) == [str(out / "wice" / "dev.jsonl")]  # there now: not fetched again
+    assert benchmark_files(["wice"], str(out)) == [str(out / "wice" / "dev.jsonl")]  # there now: not fetched again
     assert urls == [wice.REPO]
 
     # a new pinned commit: the set converted from the old one is fetched again
@@ -38,7 +38,7 @@ def test_a_set_name_is_fetched_once_then_read_from_the_benchmarks_folder(tmp_pat
     subprocess.run([*run, "commit", "-qam", "2"], check=True)
     newer = subprocess.run([*run, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
     monkeypatch.setattr(wice, "REPOS", [{**wice.REPOS[0], "commit": newer}])
-    cli._benchmark_files(["wice"], str(out))
+    benchmark_files(["wice"], str(out))
     assert urls == [wice.REPO, wice.REPO]
     assert json.loads((out / "wice" / "dev.jsonl").read_text())["text"] == "D."
 

@@ -8,13 +8,13 @@ from sourcecheck import cli
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.config import load_settings
 from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.eval.align import align, locate
-from sourcecheck.eval.records import select
-from sourcecheck.eval.run import evaluate, fingerprint
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.text import split_sentences
+from sourcecheck_eval.align import align, locate
+from sourcecheck_eval.records import select
+from sourcecheck_eval.run import evaluate, fingerprint
 
 SOURCE = (
     "The Golden Gate Bridge opened to traffic in 1937. Its main span is 1,280 meters long. "
@@ -251,7 +251,8 @@ def test_cache_key_changes_with_what_changes_scores(settings):
     assert fingerprint(settings, CheckOptions(), model) == base
     assert fingerprint(settings, CheckOptions(top_k=3), model) != base
     assert fingerprint({**settings, "CHUNK_WORDS": 60}, CheckOptions(), model) != base
-    assert fingerprint(settings, CheckOptions(prompt_evidence="passages"), model) != base
+    assert fingerprint(settings, CheckOptions(), model, prompt_evidence="passages") != base
+    assert fingerprint(settings, CheckOptions(), model, reading="names") != base
 
 
 def test_prompt_evidence_is_an_eval_option(data, settings, tmp_path):

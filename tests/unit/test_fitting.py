@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
-from sourcecheck.eval import fitting
-from sourcecheck.eval.fitting import fit_calibration, score_items, stance_items
 from sourcecheck.text import split_sentences
+from sourcecheck_eval import fitting
+from sourcecheck_eval.fitting import fit_calibration, score_items, stance_items
 
 IDENTITY = {"a": 1.0, "b": 0.0}
 ALL_FEATURES = ("logit_p", "overlap", "numbers_missing", "names_missing", "rerank")

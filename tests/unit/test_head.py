@@ -1,14 +1,11 @@
-"""The verifier head: exported features, a fit chosen by grouped cross-validation, each set held out, and the
-runtime applying exactly what was fitted."""
+"""The verifier head (measured, not shipped): exported features, a fit chosen by grouped cross-validation, each set held
+out, and the written head predicting what its report says."""
 
 import json
 
 import numpy as np
 import pytest
-from sourcecheck.calibration import head_probability
-from sourcecheck.eval import head
-from sourcecheck.judge import Judge
-from sourcecheck.llm.fake import FakeModel
+from sourcecheck_eval import head, metrics
 
 
 def synthetic(rng, n, records, direction):
@@ -49,7 +46,7 @@ def test_grouped_folds_keep_records_together(data):
     assert set(folds.tolist()) == set(range(head.FOLDS))
 
 
-def test_the_runtime_applies_the_written_head(data, tmp_path):
+def test_the_written_head_predicts_what_its_report_says(data, tmp_path):
     paths = []
     for name, d in data.items():
         np.savez_compressed(tmp_path / f"{name}.npz", **d)
@@ -61,18 +58,9 @@ def test_the_runtime_applies_the_written_head(data, tmp_path):
     assert set(shipped["fitted_on"]["leave_one_set_out"]) == {"one", "three"}  # "two" was never fitted on
     assert shipped["sensitivity"]["relaxed"] <= shipped["sensitivity"]["balanced"] <= shipped["sensitivity"]["strict"]
     fitted = {**shipped, "weights": np.asarray(shipped["weights"], dtype=np.float32)}
-    d = data["two"]
-    assert np.allclose(
-        [head_probability(fitted, s, p) for s, p in zip(d["state"][:20], d["p_raw"][:20])],
-        head.predict(fitted, {k: v[:20] for k, v in d.items()}),
-        atol=1e-4,
-    )
-    # a judge uses the head only with the model it was fitted on
-    model = FakeModel()
-    assert Judge(model, head=fitted).head is fitted and Judge(model, head={**fitted, "model": "other"}).head is None
-    model.enqueue({"Yes": 0.5, "No": 0.5})
-    score = Judge(model, head=fitted, calibration={"a": 1.0, "b": 0.0}).score("A claim here.", [])
-    assert score.state is not None and score.p_supported == pytest.approx(head_probability(fitted, score.state, 0.5))
+    d = data["two"]  # never fitted on: the written (rounded) head scores it as the report says
+    auroc = metrics.auroc(d["y"], head.predict(fitted, d))
+    assert auroc > 0.85 and auroc == pytest.approx(shipped["fitted_on"]["held_out"]["two"]["auroc"], abs=1e-3)
 
 
 def test_sensitivity_thresholds_flag_the_shares_they_promise():

@@ -12,12 +12,18 @@ def ev(passage, page=1):
     return Evidence("d_1", "a.pdf", page, passage, passage, 0.5)
 
 
+def verdict(judge, claim, evidence, decompose=False):
+    """score() then explain(): a sentence's label, p_supported and card text, as a check's final verdict has them."""
+    score = judge.score(claim, evidence, decompose)
+    return {"label": score.label, "p_supported": score.p_supported, **judge.explain(claim, evidence, score)}
+
+
 def test_p_yes_from_probabilities_and_the_prompt_puts_the_claim_after_the_sources():
     model = FakeModel()
     model.enqueue({"Yes": 0.8, "No": 0.2})
     judge = Judge(model, calibration=IDENTITY)
     shown = [ev("first"), ev("most relevant")]
-    assert judge.p_yes("The span is 1,280 m.", shown, shown)[0] == pytest.approx(0.8)
+    assert judge.p_yes("The span is 1,280 m.", shown, shown) == pytest.approx(0.8)
     prompt = model.history[0][1][-1]["content"]
     assert prompt.index("[1] first") < prompt.index("[2] most relevant") < prompt.index("Claim: The span is 1,280 m.")
 
@@ -26,7 +32,7 @@ def test_p_yes_from_probabilities_and_the_prompt_puts_the_claim_after_the_source
 def test_p_yes_falls_back_to_the_answer_without_logprobs(text, p):
     model = FakeModel()
     model.enqueue(text)
-    assert Judge(model, calibration=IDENTITY).p_yes("claim here now", [ev("x")], [ev("x")]) == (p, None)
+    assert Judge(model, calibration=IDENTITY).p_yes("claim here now", [ev("x")], [ev("x")]) == p
 
 
 def test_calibration_is_platt_scaling():
@@ -40,7 +46,7 @@ def test_supported_verdict_needs_no_critique():
     model.enqueue({"Yes": 0.9, "No": 0.1})
     evidence = [ev("other", 2), ev("best", 3)]
     judge = Judge(model, calibration=IDENTITY)
-    v = judge.verdict("The span is long.", evidence)
+    v = verdict(judge, "The span is long.", evidence)
     assert v["label"] == "supported" and v["error_type"] is None and v["revised"] is None
     assert "page 3" in v["critique"]
     assert judge.score("The span is long.", evidence).stances == ["related", "supports"]  # the best one supports
@@ -70,7 +76,7 @@ def test_a_conflict_is_red_and_stated_from_the_data(claim, error_type, critique,
     model.enqueue({"Yes": 0.2, "No": 0.8}, {"Yes": 0.9, "No": 0.1})  # the sentence, then the revision
     evidence = [ev("The main span is 1,280 meters long.")]
     judge = Judge(model, calibration=IDENTITY)
-    v = judge.verdict(claim, evidence)
+    v = verdict(judge, claim, evidence)
     assert (v["label"], v["error_type"], v["critique"], v["revised"]) == ("contradicted", error_type, critique, revised)
     assert judge.score(claim, evidence).stances == ["refutes"]
     assert [kind for kind, _ in model.history] == ["choose"] * (1 + bool(revised))  # no text generated
@@ -108,7 +114,7 @@ def test_a_red_card_offers_the_sources_value_verified_by_the_judge_or_says_why_n
     corrected sentence had the same content words, so it was refused as unchanged, unread."""
     model = FakeModel()
     model.enqueue({"Yes": 0.1, "No": 0.9}, {"Yes": answer, "No": 1 - answer})  # the sentence, then its revision
-    v = Judge(model, calibration=IDENTITY).verdict(claim, [ev(page, page=3)])
+    v = verdict(Judge(model, calibration=IDENTITY), claim, [ev(page, page=3)])
     assert v["label"] == "contradicted" and v["revised"] == revised
     assert v["critique"].endswith(f"“{page}”" + (f".{reason}" if reason else ""))
     assert [kind for kind, _ in model.history] == ["choose", "choose"]  # the revision was read by the judge
@@ -142,7 +148,7 @@ def test_a_critique_that_restates_the_sentence_as_what_the_excerpts_state_is_not
     for critique, shown in written.items():
         model = FakeModel()
         model.enqueue({"Yes": 0.2, "No": 0.8}, f"Critique: {critique}\nError type: unverifiable\nRevised: none")
-        v = Judge(model, calibration=IDENTITY).verdict(claim, [ev(page)])
+        v = verdict(Judge(model, calibration=IDENTITY), claim, [ev(page)])
         assert (v["label"], v["critique"]) == ("unsupported", shown or critique), critique
 
 
@@ -164,7 +170,7 @@ def test_no_conflict_is_unsupported_with_a_model_critique(claim, error_type):
     )
     evidence = [ev("The main span is 1,280 meters long.")]
     judge = Judge(model, calibration=IDENTITY)
-    v = judge.verdict(claim, evidence)
+    v = verdict(judge, claim, evidence)
     assert (v["label"], v["error_type"], v["revised"]) == (
         "unsupported",
         error_type,
@@ -186,7 +192,7 @@ def test_a_revision_is_shown_only_when_it_changes_the_sentence_and_scores_suppor
             f"Critique: Not in the sources.\nError type: invented\nRevised: {revised}",
             *([second] if second else []),
         )
-        v = Judge(model, calibration=IDENTITY).verdict("Tourists love walking there at night.", evidence)
+        v = verdict(Judge(model, calibration=IDENTITY), "Tourists love walking there at night.", evidence)
         assert v["revised"] is expected
         assert len(model.history) == 2 + bool(second)  # an unchanged sentence is refused without a pass
 
@@ -214,7 +220,7 @@ def test_a_critique_that_puts_the_sentences_own_facts_in_the_sources_mouth_is_re
     assert critique_is_sound(critique, claim, evidence) is sound
     model = FakeModel()
     model.enqueue({"Yes": 0.2, "No": 0.8}, f"Critique: {critique}\nError type: invented\nRevised: none")
-    v = Judge(model, calibration=IDENTITY).verdict(claim, evidence)
+    v = verdict(Judge(model, calibration=IDENTITY), claim, evidence)
     assert v["critique"] == (critique if sound else NOT_FOUND)
 
 
@@ -244,7 +250,7 @@ def test_decompose_multiplies_claim_probabilities():
     model.enqueue(
         "1. The bridge opened in 1937.\n2. Its span is 1,280 meters.", {"Yes": 0.9, "No": 0.1}, {"Yes": 0.8, "No": 0.2}
     )
-    v = Judge(model, calibration=IDENTITY).verdict(long, [ev("x")], decompose=True)
+    v = verdict(Judge(model, calibration=IDENTITY), long, [ev("x")], decompose=True)
     assert v["p_supported"] == pytest.approx(0.72)
 
 
@@ -276,8 +282,8 @@ def test_logistic_calibration_combines_the_signals():
     model = FakeModel()
     model.enqueue({"Yes": 0.8, "No": 0.2}, {"Yes": 0.8, "No": 0.2}, {"Yes": 0.8, "No": 0.2})
     judge = Judge(model, calibration={"weights": weights, "bias": 0.0})
-    wrong = judge.verdict("It opened in 1938.", [ev("It opened in 1937.")])  # its revision (1937) is scored too
-    right = judge.verdict("It opened in 1937.", [ev("It opened in 1937.")])
+    wrong = verdict(judge, "It opened in 1938.", [ev("It opened in 1937.")])  # its revision (1937) is scored too
+    right = verdict(judge, "It opened in 1937.", [ev("It opened in 1937.")])
     assert wrong["label"] == "contradicted" and wrong["p_supported"] < 0.1
     assert right["label"] == "supported" and right["p_supported"] == pytest.approx(0.8)
 

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from sourcecheck.calibration import platt
-from sourcecheck.eval import metrics
+from sourcecheck.calibration import logit, platt
+from sourcecheck_eval import metrics
 
 
 def test_balanced_accuracy_is_the_mean_of_class_recalls():
@@ -118,24 +118,6 @@ def test_cross_validated_accuracy():
     assert metrics.cross_validated_accuracy([1] * 20, [0.5] * 20) is None  # one class
 
 
-def test_fit_platt_recovers_known_parameters():
-    rng = np.random.default_rng(0)
-    raw = rng.uniform(0.01, 0.99, 20000)
-    y = (rng.random(20000) < platt(raw, 2.0, -1.0)).astype(int)
-    a, b = metrics.fit_platt(raw, y)
-    assert a == pytest.approx(2.0, abs=0.1) and b == pytest.approx(-1.0, abs=0.1)
-
-
-def test_fit_platt_weights_and_separable_data():
-    # equal weights on a symmetric set: b = 0; duplicating an item equals weighting it twice
-    raw, y = [0.2, 0.4, 0.6, 0.8, 0.3, 0.7], [0, 1, 0, 1, 0, 1]
-    a1, b1 = metrics.fit_platt(raw + [0.8], y + [1])
-    a2, b2 = metrics.fit_platt(raw, y, weights=[1, 1, 1, 2, 1, 1])
-    assert (a1, b1) == pytest.approx((a2, b2), abs=1e-6)
-    a, b = metrics.fit_platt([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])  # separable: large but finite
-    assert math.isfinite(a) and math.isfinite(b) and a > 1
-
-
 def test_summarize_has_every_metric_and_handles_one_class():
     m = metrics.summarize([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.6], threshold=0.5, types=[[], ["entity"], [], []])
     # predicted [1, 0, 0, 1]: half of each class right; pairs .9>.2 .9>.6 .4>.2 .4<.6 → AUROC 3/4
@@ -154,3 +136,21 @@ def test_bootstrap_interval():
     lo, hi = metrics.bootstrap_interval([1, 0] * 50, [1, 0, 0, 1] * 25)  # BA 0.5 on 100 items
     assert lo < 0.5 < hi and hi - lo < 0.3
     assert metrics.bootstrap_interval([1], [1]) == (None, None)
+
+
+def test_fit_logistic_recovers_known_platt_parameters():
+    rng = np.random.default_rng(0)
+    raw = rng.uniform(0.01, 0.99, 20000)
+    y = (rng.random(20000) < platt(raw, 2.0, -1.0)).astype(int)
+    (a,), b = metrics.fit_logistic(logit(raw)[:, None], y, l2=1e-3)
+    assert a == pytest.approx(2.0, abs=0.1) and b == pytest.approx(-1.0, abs=0.1)
+
+
+def test_fit_logistic_weights_and_separable_data():
+    # equal weights on a symmetric set: b = 0; duplicating an item equals weighting it twice
+    raw, y = [0.2, 0.4, 0.6, 0.8, 0.3, 0.7], [0, 1, 0, 1, 0, 1]
+    (a1,), b1 = metrics.fit_logistic(logit(raw + [0.8])[:, None], y + [1], l2=1e-3)
+    (a2,), b2 = metrics.fit_logistic(logit(raw)[:, None], y, [1, 1, 1, 2, 1, 1], l2=1e-3)
+    assert (a1, b1) == pytest.approx((a2, b2), abs=1e-6)
+    (a,), b = metrics.fit_logistic(logit([0.1, 0.2, 0.8, 0.9])[:, None], [0, 0, 1, 1], l2=1e-3)  # separable
+    assert math.isfinite(a) and math.isfinite(b) and a > 1

@@ -1,8 +1,9 @@
-"""eval/operating.py: one calibration fitted on every development set, each set scored under the others' fit."""
+"""sourcecheck_eval/operating.py: one calibration fitted on every development set, each set scored under the others'
+fit."""
 
 import numpy as np
 from sourcecheck.calibration import logit, sigmoid
-from sourcecheck.eval.operating import fit, leave_one_set_out, sensitivity
+from sourcecheck_eval.operating import fit, leave_one_set_out, sensitivity
 
 
 def sets():

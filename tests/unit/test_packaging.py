@@ -58,6 +58,17 @@ def test_the_wheel_carries_prompts_calibration_catalog_and_openapi(wheel):
     assert not [n for n in names if n.startswith(("models/", "index/", "tests/"))]
 
 
+def test_the_wheel_carries_the_evaluation_as_a_package_of_its_own_that_adds_the_eval_command(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        commands = z.read(entry_points).decode()
+    assert {"sourcecheck_eval/cli.py", "sourcecheck_eval/run.py", "sourcecheck_eval/public/wice.py"} <= names
+    assert {"sourcecheck_eval/bench/__main__.py", "sourcecheck_eval/head.py"} <= names
+    assert not [n for n in names if n.startswith("sourcecheck/eval/")]
+    assert "[sourcecheck.commands]\neval = sourcecheck_eval.cli:register" in commands  # found by sourcecheck/cli.py
+
+
 def test_an_installed_package_keeps_its_data_outside_itself(wheel, tmp_path):
     site = tmp_path / "site-packages"
     zipfile.ZipFile(wheel).extractall(site)

@@ -1,10 +1,11 @@
-"""eval/papers.py: the full-paper set's PDFs, checked against their sha256 (nothing fetched when they match)."""
+"""sourcecheck_eval/papers.py: the full-paper set's PDFs, checked against their sha256 (nothing fetched when they
+match)."""
 
 import hashlib
 import json
 
 import pytest
-from sourcecheck.eval import papers
+from sourcecheck_eval import papers
 
 
 def test_pdfs_that_match_their_sha256_are_used_without_a_download(tmp_path, monkeypatch):

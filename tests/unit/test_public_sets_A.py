@@ -1,4 +1,4 @@
-"""sourcecheck.eval.public (sets of person A): synthetic source files in the original layouts, committed to local git
+"""sourcecheck_eval.public (sets of person A): synthetic source files in the original layouts, committed to local git
 repositories and fetched at that commit; the exact dev records come out and the held-out records do not."""
 
 import hashlib
@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
-from sourcecheck.eval import public
-from sourcecheck.eval.public import __main__ as cli
-from sourcecheck.eval.public import factcheck_gpt, git, lfqa_verification, tofueval, wice
+from sourcecheck_eval import public
+from sourcecheck_eval.public import __main__ as cli
+from sourcecheck_eval.public import factcheck_gpt, git, lfqa_verification, tofueval, wice
 
 
 def commit(folder, files):
@@ -384,8 +384,8 @@ def test_the_command_writes_a_set_from_a_source_override(tmp_path, monkeypatch):
 
 def test_set_modules_are_imported_only_when_asked_for():
     code = (
-        "import sys, sourcecheck.eval.public as p; "
-        "assert not [m for m in sys.modules if m.startswith('sourcecheck.eval.public.') and m != p.git.__name__]; "
+        "import sys, sourcecheck_eval.public as p; "
+        "assert not [m for m in sys.modules if m.startswith('sourcecheck_eval.public.') and m != p.git.__name__]; "
         "assert p.module('wice').convert; print(len(p.SETS))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

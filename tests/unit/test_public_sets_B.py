@@ -1,12 +1,12 @@
-"""eval/public: SummEdits, FaithBench and HaluEval summarization, fetched from a local git repo holding a synthetic
-fixture in each source's original layout; only the development records come out."""
+"""sourcecheck_eval.public: SummEdits, FaithBench and HaluEval summarization, fetched from a local git repo holding a
+synthetic fixture in each source's original layout; only the development records come out."""
 
 import json
 import subprocess
 
 import pytest
-from sourcecheck.eval import public
-from sourcecheck.eval.public import faithbench, halueval_summarization, summedits
+from sourcecheck_eval import public
+from sourcecheck_eval.public import faithbench, halueval_summarization, summedits
 
 
 def commit(repo, files):

@@ -136,13 +136,6 @@ class LlamaCppModel(Model):
             out = llm.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0)
             return out["choices"][0]["message"]["content"] or ""
 
-    def forget(self) -> None:
-        """Drop the cached prompt prefix: the next prompt is read in full (for cold measurements)."""
-        with self._lock:
-            if self._llm is not None:
-                self._llm.reset()
-            self._kept.clear()
-
     def count_tokens(self, text: str) -> int:
         return len(self.load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
 

@@ -2,7 +2,7 @@
 """Validate the hand-labelled chat answers about full papers (tests/data/fullpapers/{dev,test}.jsonl).
 
 Usage: .venv/bin/python tests/data/fullpapers/validate.py [FILE.jsonl ...]   (default: dev.jsonl test.jsonl)
-The PDFs must be fetched first: .venv/bin/python -m sourcecheck.eval.papers fetch
+The PDFs must be fetched first: .venv/bin/python -m sourcecheck_eval.papers fetch
 
 A record: {"id": "paper-q<N>", "dataset": "fullpapers-dev" | "fullpapers-test", "task": "chat_answer_pdfs",
 "sources": [], "text": the answer, "labels": [response label, sentence labels...], "spans": [],

@@ -1,7 +1,7 @@
 """The public benchmark sets without the private benchmarks folder: check out each set's GitHub repositories at their
 pinned commits and convert the data files into the uniform JSONL schema, writing only the development portion.
 
-`python -m sourcecheck.eval.public fetch [SET ...] [--out DIR] [--source OWNER/REPO=URL_OR_PATH ...]`
+`python -m sourcecheck_eval.public fetch [SET ...] [--out DIR] [--source OWNER/REPO=URL_OR_PATH ...]`
 
 Each set is a module here with REPOS (repo, pinned commit, licence), FILES (the paths convert() reads, per repo),
 SELECTION (the rule that keeps the dev side) and convert(roots) -> the dev records, in the shared dev.jsonl order.
@@ -16,7 +16,8 @@ from types import ModuleType
 from typing import Any
 
 from sourcecheck.config import checkout_root, user_data_dir
-from sourcecheck.eval.public import git
+
+from sourcecheck_eval.public import git
 
 SETS = (
     "lfqa_verification",
@@ -50,7 +51,7 @@ def source_md(name: str, mod: ModuleType, count: int) -> str:
     selection = getattr(mod, "SELECTION", None) or (mod.__doc__ or "").strip()
     return (
         f"# {name}: development portion\n\n"
-        f"{count} records converted to the uniform schema by `python -m sourcecheck.eval.public fetch {name}` "
+        f"{count} records converted to the uniform schema by `python -m sourcecheck_eval.public fetch {name}` "
         f"from {repos}. Selection: {' '.join(selection.split())}\n"
     )
 

@@ -19,11 +19,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-import numpy as np
-
-from sourcecheck.eval import metrics
-from sourcecheck.eval.product import settles
-from sourcecheck.eval.records import gold, grounded_items, unpack_state
+from sourcecheck_eval import metrics
+from sourcecheck_eval.product import settles
+from sourcecheck_eval.records import gold, grounded_items
 
 # -- aligning labels with our sentences ----------------------------------------------------------
 
@@ -100,13 +98,13 @@ def align(
 def items(
     record: Mapping[str, Any],
     result: Mapping[str, Any],
-    calibrate: Callable[..., float],  # (p_raw, features, state); "...": mypy can't infer fitting's lambda
+    calibrate: Callable[[float, Any], float],  # (p_raw, features): Judge.calibrate
     threshold: float,
 ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, dict[str, int]]]:
     """Scored units of one record: (view, item) pairs; a view is "sentence", "grounded" or "response"."""
     if result["error"]:
         return [], {}
-    p_by_index = {v["index"]: calibrate(v["p_raw"], v.get("features"), state_of(v)) for v in result["verdicts"]}
+    p_by_index = {v["index"]: calibrate(v["p_raw"], v.get("features")) for v in result["verdicts"]}
     raw_by_index = {v["index"]: v["p_raw"] for v in result["verdicts"]}
     features_by_index = {v["index"]: v.get("features") for v in result["verdicts"]}
     evidence_by_index = {v["index"]: v.get("evidence") for v in result["verdicts"]}
@@ -218,8 +216,3 @@ def score_view(units: Sequence[Mapping[str, Any]], threshold: float, response: b
             out["pairwise_accuracy"] = metrics.pairwise_accuracy(ranked)
         return out
     return metrics.summarize(y, p, threshold=threshold, types=types)
-
-
-def state_of(verdict: Mapping[str, Any]) -> np.ndarray | None:
-    """A cached verdict's hidden state, or None."""
-    return unpack_state(verdict["state"]) if verdict.get("state") else None

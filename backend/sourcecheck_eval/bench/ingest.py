@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck.eval.bench.data import WORK, now
+from sourcecheck_eval.bench.data import WORK, now
 
 if TYPE_CHECKING:  # annotations only: the library is imported where it is used
     from sourcecheck.chunks import Embed

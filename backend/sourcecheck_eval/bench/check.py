@@ -7,9 +7,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sourcecheck.config import load_settings
-from sourcecheck.eval.bench.data import ANSWER, TEXT, WORK, now
-from sourcecheck.eval.bench.host import cpu_seconds, others_cores_between
 from sourcecheck.prompting import messages
+
+from sourcecheck_eval.bench.data import ANSWER, TEXT, WORK, now
+from sourcecheck_eval.bench.host import cpu_seconds, others_cores_between
 
 if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported where they are used
     from sourcecheck.check import CheckOptions
@@ -19,10 +20,11 @@ if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported w
 
 
 def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None:
-    from sourcecheck.calibration import load_head
     from sourcecheck.check import CheckOptions, check_text
     from sourcecheck.judge import Judge
     from sourcecheck.llm import load_model
+
+    from sourcecheck_eval.judge import LabJudge
 
     settings = load_settings({"INDEX_DIR": str(WORK / "index")})
     lib.search("warm up")  # a running server has its embedding model and BM25 index loaded already
@@ -33,7 +35,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     counts = count_tokens(model)
 
     def judge() -> Judge:
-        return Judge(model, head=load_head(), sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
+        return Judge(model, sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
 
     def run(name: str, pipeline: Callable[[Judge], Iterable[tuple[int, str]]], j: Judge) -> None:
         # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
@@ -76,7 +78,8 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     run("ours", ours(CheckOptions(top_k=settings["TOP_K"])), shared)
     run("warm", ours(CheckOptions(top_k=settings["TOP_K"])), shared)  # same judge: the verdict cache
     if ablation:  # our pipeline without the shared evidence block
-        run("unshared", ours(CheckOptions(top_k=settings["TOP_K"], prompt_evidence="passages")), judge())
+        unshared = LabJudge(model, prompt_evidence="passages", sensitivity=settings["SENSITIVITY"])
+        run("unshared", ours(CheckOptions(top_k=settings["TOP_K"])), unshared)
     run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())
 
 
@@ -96,7 +99,7 @@ def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
             for h in reversed(lib.search(claim, k, None, 4 * k))
         ]
         found = judge.critique(claim, evidence, evidence)  # for every sentence, before the verdict
-        label = judge.verdict(claim, evidence, critique=False)["label"]  # P(Yes) and the judge's calibration
+        label = judge.score(claim, evidence).label  # P(Yes) and the judge's calibration
         yield (
             s.index,
             label

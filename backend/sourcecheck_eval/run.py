@@ -21,21 +21,22 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck.calibration import load_head
 from sourcecheck.check import CheckOptions, check_text, collect
 from sourcecheck.errors import SourcecheckError
-from sourcecheck.eval.align import items, score_view
-from sourcecheck.eval.fitting import fit_calibration
-from sourcecheck.eval.product import PRODUCT_SETS, papers, user_view
-from sourcecheck.eval.records import dataset_name, load_records, pack_state, select, usable
-from sourcecheck.eval.report import write_outputs
-from sourcecheck.judge import Judge
+
+from sourcecheck_eval.align import items, score_view
+from sourcecheck_eval.fitting import fit_calibration
+from sourcecheck_eval.judge import LabJudge
+from sourcecheck_eval.product import PRODUCT_SETS, papers, user_view
+from sourcecheck_eval.records import dataset_name, load_records, pack_state, select, usable
+from sourcecheck_eval.report import write_outputs
 
 if TYPE_CHECKING:  # annotations only: the library and the models are imported where they are used
     from sourcecheck.chunks import Embed
+    from sourcecheck.judge import Score
     from sourcecheck.llm import Model
 
-# Source files whose changes can change a raw score: part of the cache key.
+# Source files whose changes can change a raw score: part of the cache key (sourcecheck's, then EVAL_FILES).
 FINGERPRINT_FILES = (
     "check.py",
     "judge.py",
@@ -57,20 +58,27 @@ FINGERPRINT_FILES = (
     "text.py",
     "embeddings.py",
     "pdf.py",
-    "eval/product.py",
     "llm/base.py",
     "llm/fake.py",
     "llm/llama_cpp.py",
     "llm/openai_compat.py",
 )
+EVAL_FILES = ("judge.py", "product.py")  # of sourcecheck_eval: how the judge asks, and the product-shaped sets' PDFs
 CACHED_ERRORS = ("empty_text", "text_too_long", "empty_library", "prompt_too_long", "pdf_no_text")
 
 
 # -- running the pipeline ------------------------------------------------------------------------
 
 
-def fingerprint(settings: Mapping[str, Any], options: CheckOptions, model: Model, reading: bool | str = True) -> str:
-    """What a raw score depends on: model, embedding, chunking, retrieval options, prompts and core code."""
+def fingerprint(
+    settings: Mapping[str, Any],
+    options: CheckOptions,
+    model: Model,
+    prompt_evidence: str = "shared",
+    reading: str = "numbers",
+) -> str:
+    """What a raw score depends on: model, embedding, chunking, retrieval options, how the judge asks (LabJudge),
+    prompts and core code."""
     h = hashlib.sha256()
     model_id = {
         "backend": settings["BACKEND"],
@@ -88,17 +96,18 @@ def fingerprint(settings: Mapping[str, Any], options: CheckOptions, model: Model
                 "embeddings": settings["EMBEDDINGS"],
                 "chunk_words": settings["CHUNK_WORDS"],
                 "options": asdict(options),
-                **({} if reading is True else {"reading": reading}),  # the default leaves older keys as they were
+                "prompt_evidence": prompt_evidence,
+                **({} if reading == "numbers" else {"reading": reading}),
             },
             sort_keys=True,
         ).encode()
     )
-    root = resources.files("sourcecheck")
+    root, lab = resources.files("sourcecheck"), resources.files("sourcecheck_eval")
     names = list(FINGERPRINT_FILES) + sorted(
         f"prompts/{p.name}" for p in root.joinpath("prompts").iterdir() if p.name.endswith(".txt")
     )
-    for name in names:
-        f = root.joinpath(name)
+    files = [(name, root.joinpath(name)) for name in names] + [(f"eval/{n}", lab.joinpath(n)) for n in EVAL_FILES]
+    for name, f in files:
         if f.is_file():
             h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
@@ -111,7 +120,7 @@ def options_pdfs(record: Mapping[str, Any], settings: Mapping[str, Any]) -> bool
 
 def run_record(
     record: Mapping[str, Any],
-    judge: Judge,
+    judge: LabJudge,
     embedding_function: Embed,
     settings: Mapping[str, Any],
     options: CheckOptions,
@@ -130,25 +139,35 @@ def run_record(
                 if source and source.strip():
                     library.add_text(f"source {i}", [source], filename=f"source{i}.txt")
         indexed = time.monotonic()
+        scores: dict[int, Score] = {}  # what each verdict's p came from: its raw score, signals and state
         got = collect(
             check_text(
-                record["text"], library, judge, None, options, settings["MAX_TEXT_CHARS"], settings["MAX_SENTENCES"]
+                record["text"],
+                library,
+                judge,
+                None,
+                options,
+                settings["MAX_TEXT_CHARS"],
+                settings["MAX_SENTENCES"],
+                scored=scores.__setitem__,
             )
         )
-        # each verdict carries the raw score and signals its p came from (options.internals)
-        verdicts = [
-            {
-                "index": v["index"],
-                "label": v["label"],
-                "p": v["p_supported"],
-                "p_raw": v["internals"]["p_raw"],
-                "features": v["internals"]["signals"],
-                "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
-                **({k: v[k] for k in ("error_type", "critique", "revised")} if options.critique else {}),
-                **({"state": pack_state(v["internals"]["state"])} if v["internals"]["state"] is not None else {}),
-            }
-            for v in got["verdicts"]
-        ]
+        verdicts = []
+        for v in got["verdicts"]:
+            score = scores[v["index"]]
+            state = getattr(score, "state", None)  # a LabScore's
+            verdicts.append(
+                {
+                    "index": v["index"],
+                    "label": v["label"],
+                    "p": v["p_supported"],
+                    "p_raw": score.p_raw,
+                    "features": score.signals,
+                    "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
+                    **({k: v[k] for k in ("error_type", "critique", "revised")} if options.critique else {}),
+                    **({"state": pack_state(state)} if state is not None else {}),
+                }
+            )
         return {
             "id": record["id"],
             "sentences": got["sentences"],
@@ -213,13 +232,14 @@ def evaluate(
     rescore: str | None = None,
     prompt_evidence: str = "shared",
     fit: bool = False,
-    reading: Any = True,  # Judge's reading (True, False, "names"); cli.py's lookup of it types as object
+    reading: str = "numbers",
 ) -> dict[str, Any]:
     """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png
     (and calibration.fitted.json with fit).
 
     rescore: a fingerprint from an earlier results.json: score the verdicts cached under it (an earlier
     pipeline's) with the current metrics and calibration, running nothing; uncached records are left out.
+    prompt_evidence, reading: how the judge asks (judge.LabJudge; the defaults are what users get).
     fit: fit a calibration on these records (fitting.fit_calibration, written as calibration.fitted.json)
     and report how it does on each set when fitted on the others.
     """
@@ -231,21 +251,19 @@ def evaluate(
     out.mkdir(parents=True, exist_ok=True)
     cache_dir = Path(cache_dir) if cache_dir else out / "cache"
     model = model or load_model(settings)
-    # the hidden state is read and cached with each raw score, so a verifier head can be fitted on it
-    judge = Judge(
+    # the hidden state is read and cached with each raw score, so a verifier head can be fitted on it (head.py)
+    judge = LabJudge(
         model,
-        threshold=settings["THRESHOLD"] or None,
-        head=load_head(),
-        states=True,
-        sensitivity=settings["SENSITIVITY"],
+        prompt_evidence=prompt_evidence,
         reading=reading,
+        states=True,
+        threshold=settings["THRESHOLD"] or None,
+        sensitivity=settings["SENSITIVITY"],
     )
     threshold = judge.threshold  # what users get, unless the THRESHOLD setting says otherwise
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
-    options = CheckOptions(
-        top_k=settings["TOP_K"], decompose=decompose, critique=critique, prompt_evidence=prompt_evidence, internals=True
-    )
-    key = rescore or fingerprint(settings, options, model, reading)
+    options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique)
+    key = rescore or fingerprint(settings, options, model, prompt_evidence, reading)
     report: dict[str, Any] = {
         "fingerprint": key,
         "rescored": bool(rescore),
@@ -254,7 +272,7 @@ def evaluate(
             for k in ("BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")
         },
         "threshold": threshold,
-        "options": asdict(options),
+        "options": {**asdict(options), "prompt_evidence": prompt_evidence, "reading": reading},
         "limit": limit,
         "seed": seed,
         "calibration": judge.calibration,
@@ -273,7 +291,7 @@ def evaluate(
             f"without sources or usable labels)"
         )
         results: list[tuple[dict[str, Any], dict[str, Any]]]
-        results, fresh_s, fresh_n, cached_s, missing = [], 0.0, 0, 0.0, 0
+        results, fresh_s, fresh_n, missing = [], 0.0, 0, 0
         for n, record in enumerate(chosen, 1):
             result = cache.get(record["id"])
             if result is None and rescore:
@@ -289,8 +307,6 @@ def evaluate(
                     f"{result['index_s'] + result['check_s']:.1f} s"
                     + (f" ({result['error']['code']})" if result["error"] else "")
                 )
-            else:
-                cached_s += result["index_s"] + result["check_s"]
             results.append((record, result))
         data[name] = results
         report["datasets"][name] = ds = score_dataset(name, results, judge, threshold, predictions)
@@ -319,7 +335,7 @@ def evaluate(
 def score_dataset(
     name: str,
     results: Sequence[tuple[dict[str, Any], dict[str, Any]]],
-    judge: Judge,
+    judge: LabJudge,
     threshold: float,
     predictions: list[dict[str, Any]],
 ) -> dict[str, Any]:

@@ -1,11 +1,11 @@
-"""python -m sourcecheck.eval.public fetch [SET ...] [--out DIR] [--source OWNER/REPO=URL_OR_PATH ...]"""
+"""python -m sourcecheck_eval.public fetch [SET ...] [--out DIR] [--source OWNER/REPO=URL_OR_PATH ...]"""
 
 import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sourcecheck.eval import public
+from sourcecheck_eval import public
 
 
 def source(text: str) -> tuple[str, str]:
@@ -17,7 +17,7 @@ def source(text: str) -> tuple[str, str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m sourcecheck.eval.public",
+        prog="python -m sourcecheck_eval.public",
         description="Check out the public benchmark repositories at their pinned commits and write the "
         "development portion of each set as OUT/<set>/dev.jsonl (uniform schema) with OUT/<set>/SOURCE.md.",
     )

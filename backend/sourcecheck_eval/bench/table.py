@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from sourcecheck.eval.bench.data import ANSWER
-from sourcecheck.eval.bench.host import fmt
-from sourcecheck.eval.bench.targets import target
+from sourcecheck_eval.bench.data import ANSWER
+from sourcecheck_eval.bench.host import fmt
+from sourcecheck_eval.bench.targets import target
 
 
 def rows(r: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:

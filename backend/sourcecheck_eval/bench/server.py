@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sourcecheck.eval.bench.data import ANSWER, FAVE, WORK, now
-from sourcecheck.eval.bench.host import rss_mb
+from sourcecheck_eval.bench.data import ANSWER, FAVE, WORK, now
+from sourcecheck_eval.bench.host import rss_mb
 
 
 def bench_server(pdf: Path, r: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ unsupported sentences weighing the same: then 0.5 is the balanced point of every
 sensitivity flags below 0.5, and the probability a card shows agrees with its label. Each set is reported under
 the fit on the others (leave one set out), the situation of a kind of text nobody tuned on.
 
-    python -m sourcecheck.eval.operating tests/data/features/*.npz [--out calibration.json]
+    python -m sourcecheck_eval.operating tests/data/features/*.npz [--out calibration.json]
 """
 
 import argparse
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from sourcecheck.calibration import logit, sigmoid
-from sourcecheck.eval import metrics
+
+from sourcecheck_eval import metrics
 
 L2 = 1e-2  # a few hundred sentences per fit: keep a and b near where the data puts them
 HELD_OUT = ("-test",)  # held-out halves (chatpdfs-test, fullpapers-test) are never fitted on
@@ -31,7 +31,7 @@ STRICT_ERRORS_CAUGHT = 0.85  # strict catches at least this share of errors (mea
 
 
 def load(paths: Iterable[str | Path]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{set name: (y, logit P(Yes))} from features files (eval/head.py export)."""
+    """{set name: (y, logit P(Yes))} from features files (head.py export)."""
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for path in paths:
         d = np.load(path)
@@ -97,8 +97,8 @@ def sensitivity(data: Mapping[str, tuple[np.ndarray, np.ndarray]], a: float, b: 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m sourcecheck.eval.operating", description=__doc__.split("\n")[0])
-    p.add_argument("features", nargs="+", help="features files (.npz), one per set (eval/head.py export)")
+    p = argparse.ArgumentParser(prog="python -m sourcecheck_eval.operating", description=__doc__.split("\n")[0])
+    p.add_argument("features", nargs="+", help="features files (.npz), one per set (head.py export)")
     p.add_argument("--out", help="write the fitted calibration here (e.g. backend/sourcecheck/calibration.json)")
     p.add_argument("--shipped", action="store_true", help="first score the shipped calibration.json as it is")
     args = p.parse_args(argv)
@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "sensitivity": levels,
                     "fitted_on": f"Platt on {', '.join(dev)} (features of the current pipeline, tests/data/features), "
                     "each set weighing the same and its supported and unsupported sentences the same, so that "
-                    "0.5 is the balanced point (eval/operating.py)",
+                    "0.5 is the balanced point (sourcecheck_eval/operating.py)",
                     "sensitivity_fitted_on": f"relaxed flags at most {RELAXED_TRUE_FLAGGED:.0%} of true sentences, "
                     "strict "
                     f"catches {STRICT_ERRORS_CAUGHT:.0%} of errors (means over the same sets)",

@@ -2,10 +2,12 @@
 
 Features come from eval runs (each sentence's state is cached with its raw score) and are kept as compact
 files (float16, tests/data/features/*.npz) so a refit takes seconds anywhere. The strength is chosen by
-cross-validation grouped by source record; each set is reported under a fit that never saw it.
+cross-validation grouped by source record; each set is reported under a fit that never saw it. Measured, not
+shipped (docs/quality.md, "What was tried"): the product applies no head; its sensitivity() tuned calibration.json's
+thresholds.
 
-    python -m sourcecheck.eval.head export OUT/predictions.jsonl DIR    # one features file per data set
-    python -m sourcecheck.eval.head fit DIR/*.npz --model NAME [--out head.json]
+    python -m sourcecheck_eval.head export OUT/predictions.jsonl DIR    # one features file per data set
+    python -m sourcecheck_eval.head fit DIR/*.npz --model NAME [--out head.json]
 """
 
 import argparse
@@ -18,10 +20,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
 from sourcecheck.calibration import logit, sigmoid
-from sourcecheck.eval import metrics
-from sourcecheck.eval.records import unpack_state
+
+from sourcecheck_eval import metrics
+from sourcecheck_eval.records import unpack_state
 
 STRENGTHS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # L2 per unit of total (set-balanced) weight, tried in turn
 FOLDS = 5
@@ -76,7 +78,7 @@ def fit(sets: Sequence[Mapping[str, np.ndarray]], strength: float) -> dict[str, 
     model = LogisticRegression(C=1.0 / (strength * len(w)), max_iter=1000)
     model.fit(Z, y, sample_weight=w * len(w) / w.sum())
     coef, bias = model.coef_[0], float(model.intercept_[0])
-    coef = np.asarray(coef) / scale  # standardisation folded in: the runtime applies raw inputs
+    coef = np.asarray(coef) / scale  # standardisation folded in: predict() applies raw inputs
     return {"weights": coef[:-1], "logit_weight": float(coef[-1]), "bias": float(bias - np.dot(coef, mean))}
 
 
@@ -172,7 +174,7 @@ def _take(d: Mapping[str, np.ndarray], mask: np.ndarray) -> dict[str, np.ndarray
 def main(argv: Sequence[str] | None = None) -> int:
     p: argparse.ArgumentParser | np.ndarray  # the parser, then a held-out set's predictions
     f: argparse.ArgumentParser | Callable[..., str]  # the fit command's parser, then metrics.fmt
-    p = argparse.ArgumentParser(prog="python -m sourcecheck.eval.head", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m sourcecheck_eval.head", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("export", help="features files from an eval run's predictions.jsonl")
     e.add_argument("predictions")
@@ -180,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     f = sub.add_parser("fit", help="fit the head on features files; report each set held out")
     f.add_argument("features", nargs="+")
     f.add_argument("--model", required=True, help="the model the states came from (the head applies only to it)")
-    f.add_argument("--out", help="write the head here (e.g. backend/sourcecheck/head.json)")
+    f.add_argument("--out", help="write the fitted head and its report here (JSON; the product applies no head)")
     f.add_argument("--tune", help="the set whose out-of-fold predictions choose the sensitivity thresholds")
     f.add_argument("--hold-out", nargs="*", default=[], help="sets reported but never fitted on")
     args = p.parse_args(argv)

@@ -1,6 +1,6 @@
 """The full-paper product set's PDFs (tests/data/fullpapers): R-package vignettes from Debian, fetched with
 `apt-get download` and unpacked with `dpkg -x` (R need not be installed), each checked against its sha256 in
-papers.json. Nothing is committed but the list: `python -m sourcecheck.eval.papers fetch [--dest DIR]`.
+papers.json. Nothing is committed but the list: `python -m sourcecheck_eval.papers fetch [--dest DIR]`.
 """
 
 import argparse
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout (backend/sourcecheck_eval/papers.py)
 MANIFEST = ROOT / "tests" / "data" / "fullpapers" / "papers.json"
 DEST = ROOT / "tmp" / "papers"
 
@@ -62,7 +62,7 @@ def _sha(path: str | Path) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sourcecheck.eval.papers")
+    parser = argparse.ArgumentParser(prog="python -m sourcecheck_eval.papers")
     parser.add_argument("command", choices=["fetch"])
     parser.add_argument("--dest", default=str(DEST))
     args = parser.parse_args(argv)

@@ -7,13 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pymupdf
-
-from sourcecheck.eval.papers import pdf_path
 from sourcecheck.text import content_words, sentence_texts
+
+from sourcecheck_eval.papers import pdf_path
 
 PAGE = pymupdf.Rect(60, 60, 535, 780)
 # The product-shaped sets: chat answers about abstracts rendered as PDFs (chatpdfs), and about real full papers,
-# R-package vignettes fetched from Debian (fullpapers; `python -m sourcecheck.eval.papers fetch`)
+# R-package vignettes fetched from Debian (fullpapers; `python -m sourcecheck_eval.papers fetch`)
 PRODUCT_SETS = ("chatpdfs", "fullpapers")
 
 
@@ -205,9 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pathlib import Path
 
     from sourcecheck.calibration import calibrated, load
-    from sourcecheck.eval.metrics import fmt
 
-    p = argparse.ArgumentParser(prog="python -m sourcecheck.eval.product", description=main.__doc__)
+    from sourcecheck_eval.metrics import fmt
+
+    p = argparse.ArgumentParser(prog="python -m sourcecheck_eval.product", description=main.__doc__)
     p.add_argument("predictions")
     p.add_argument("--sensitivity", default="balanced", help="whose threshold (calibration.json) the last row uses")
     p.add_argument("--threshold", type=float, help="the last row's threshold instead of the sensitivity's")

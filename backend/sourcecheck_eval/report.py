@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sourcecheck.eval import metrics
+from sourcecheck_eval import metrics
 
 # -- outputs ------------------------------------------------------------------------------------
 

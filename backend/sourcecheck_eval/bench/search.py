@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sourcecheck.eval.bench.data import ANSWER, FAVE, SEARCH_CHUNKS, WORK, now
+from sourcecheck_eval.bench.data import ANSWER, FAVE, SEARCH_CHUNKS, WORK, now
 
 if TYPE_CHECKING:  # annotations only: the library is imported where it is used
     from sourcecheck.chunks import Embed

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-
 from sourcecheck.calibration import calibrated
-from sourcecheck.eval import metrics
-from sourcecheck.eval.align import items, score_view
+
+from sourcecheck_eval import metrics
+from sourcecheck_eval.align import items, score_view
 
 # What the models read (signal names of judge.signal_features). Chosen by leave-one-set-out on 40 records per
 # set (docs/quality.md): adding the evidence signals or the model's answers to other questions to the score
@@ -49,9 +49,7 @@ def units(
     grounded or sentence where the set labels sentences, else response."""
     out = []
     for record, result in data[name]:
-        out.append(
-            (record, result, items(record, result, lambda p, f, s=None: calibrated(p, f, calibration), threshold)[0])
-        )
+        out.append((record, result, items(record, result, lambda p, f: calibrated(p, f, calibration), threshold)[0]))
     views = {view for _, _, us in out for view, _ in us}
     view = next((v for v in ("grounded", "sentence") if v in views), "response")
     return [(record, result, [u for v, u in us if v == view]) for record, result, us in out], view
@@ -178,7 +176,7 @@ def fit_calibration(
     if not score_rows:
         return None
     fitted = fit_score(data, names, score_rows)
-    if current.get("sensitivity"):  # tuned separately, on the product-shaped set (eval/head.py)
+    if current.get("sensitivity"):  # tuned separately, on the product-shaped set (head.py)
         fitted["sensitivity"] = current["sensitivity"]
     fitted["fitted_on"] = f"{', '.join(names)}: {sum(len(data[n]) for n in names)} records (fitting.py)"
     return {"calibration": fitted, "per_set": per_set}

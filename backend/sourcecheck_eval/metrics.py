@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from sourcecheck.calibration import logit, sigmoid
+from sourcecheck.calibration import sigmoid
 
 
 def _arrays(*xs: npt.ArrayLike) -> list[np.ndarray]:
@@ -206,17 +205,6 @@ def fit_logistic(
         if np.max(np.abs(step)) < 1e-10:
             break
     return [float(c) for c in theta[:-1]], float(theta[-1])
-
-
-def fit_platt(
-    p_raw: Sequence[float] | np.ndarray,
-    y: Sequence[float] | np.ndarray,
-    weights: npt.ArrayLike | None = None,
-    l2: float = 1e-3,
-) -> tuple[float, float]:
-    """Platt scaling: a, b with P(supported) = σ(a · logit(p_raw) + b) (fit_logistic on one feature)."""
-    (a,), b = fit_logistic(logit(p_raw)[:, None], y, weights, l2)
-    return a, b
 
 
 def summarize(

@@ -1,6 +1,6 @@
 """scripts/bench: issue 5's speed targets measured in one run on this machine; see docs/performance.md.
 
-One module per part (ingest, check, server, search; parallel is eval/parallel.py), data.py for the input,
+One module per part (ingest, check, server, search; parallel is sourcecheck_eval/parallel.py), data.py for the input,
 targets.py for the targets, host.py for the machine and its load, table.py for the table printed at the end.
 """
 
@@ -11,14 +11,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sourcecheck.eval.bench.check import bench_check
-from sourcecheck.eval.bench.data import WORK, make_pdfs, now
-from sourcecheck.eval.bench.host import cpu_seconds, fmt, load_average, machine, others_cores, others_cores_between
-from sourcecheck.eval.bench.ingest import bench_ingest
-from sourcecheck.eval.bench.search import bench_search
-from sourcecheck.eval.bench.server import bench_server
-from sourcecheck.eval.bench.table import print_table
-from sourcecheck.eval.parallel import bench_parallel
+from sourcecheck_eval.bench.check import bench_check
+from sourcecheck_eval.bench.data import WORK, make_pdfs, now
+from sourcecheck_eval.bench.host import cpu_seconds, fmt, load_average, machine, others_cores, others_cores_between
+from sourcecheck_eval.bench.ingest import bench_ingest
+from sourcecheck_eval.bench.search import bench_search
+from sourcecheck_eval.bench.server import bench_server
+from sourcecheck_eval.bench.table import print_table
+from sourcecheck_eval.parallel import bench_parallel
 
 PARTS = ["ingest", "check", "server", "search", "parallel"]
 

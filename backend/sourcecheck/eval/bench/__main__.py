@@ -1,3 +1,0 @@
-from sourcecheck.eval.bench import main
-
-main()

@@ -1,0 +1,3 @@
+from sourcecheck_eval.bench import main
+
+main()

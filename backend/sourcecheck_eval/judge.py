@@ -1,0 +1,159 @@
+"""The judge as `sourcecheck eval` runs it: the product's Judge with the ways of asking that were measured against
+what users get and not shipped (docs/quality.md, "What was tried"), and the hidden state read with each answer.
+
+* prompt_evidence, what each sentence's prompt shows: "shared" (what users get), one evidence block per check, a
+  KV-cache prefix its sentences share; "passages", its own evidence only; "aligned", only the source sentences that
+  bear on it (evidence.aligned); "each", each evidence item on its own, the highest P(Yes) kept (MiniCheck's and
+  FactCG's max over chunks: a claim is supported if one chunk supports it).
+* reading, the swaps tried for a contradiction by reading (reading.py): "numbers" (what users get); "names",
+  numbers and then names of one shape (name_swaps); "off", none.
+* states: the model's hidden state at each answer (a backend that reads one: llama.cpp), given with the sentence's
+  score (LabScore.state) and kept with its raw score, so a verifier head can be fitted on it (head.py).
+
+The product's Judge offers these seams: show(), answer(), p_yes(), raw(), score() and swaps().
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from sourcecheck.errors import ConfigError
+from sourcecheck.evidence import Evidence, aligned
+from sourcecheck.judge import Judge, Score, yes_probability
+from sourcecheck.reading import ALIGNED, MAX_SWAPS, Swap, swap
+
+if TYPE_CHECKING:
+    from sourcecheck.conflict import EvidenceItem
+    from sourcecheck.evidence import EvidenceBlock
+    from sourcecheck.llm import Model
+
+PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
+READING = ("numbers", "names", "off")
+
+# Names a sentence can get wrong in a way a swap can test: code-like names with a digit ("HC0", "Llama2"), calls
+# ("lmrob()"), names with an inner capital ("monoMDS") and acronyms ("OLS", "MASS"). Each shape is swapped only for a
+# name of the same shape: a function for a function, an acronym for an acronym.
+NAME_SHAPES = {
+    "call": re.compile(r"(?<![\w.])[A-Za-z][\w.]*\(\)"),
+    "code": re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z][A-Za-z\d]*\d[A-Za-z\d]*\b"),
+    "inner capital": re.compile(r"\b[a-z]+[A-Z][A-Za-z]*\b"),
+    "acronym": re.compile(r"\b[A-Z]{2,}s?\b"),
+}
+
+
+@dataclass
+class LabScore(Score):
+    # the model's hidden state at its answer (numpy float32; a decomposed sentence's is its weakest claim's), when read
+    state: Any = None
+
+
+class LabJudge(Judge):
+    """A Judge that asks as prompt_evidence and reading say, and with states reads the hidden state."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        prompt_evidence: str = "shared",
+        reading: str = "numbers",
+        states: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if prompt_evidence not in PROMPT_EVIDENCE:
+            raise ConfigError(f"Unknown prompt evidence {prompt_evidence!r}; use one of {', '.join(PROMPT_EVIDENCE)}.")
+        if reading not in READING:
+            raise ConfigError(f"Unknown reading {reading!r}; use one of {', '.join(READING)}.")
+        super().__init__(model, **kwargs)
+        self.prompt_evidence, self.reading, self.states = prompt_evidence, reading, states
+        self.state_of: dict[tuple, Any] = {}  # raw() key -> hidden state; an eval run's sentences, so not bounded
+        self._local = threading.local()  # the answers of the raw() under way in this thread (a check's workers)
+
+    def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
+        if self.prompt_evidence == "shared":
+            return super().show(claim, evidence, block)
+        return aligned(claim, evidence) if self.prompt_evidence == "aligned" else evidence
+
+    def p_yes_state(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> tuple[float, Any]:
+        """p_yes() and the hidden state at the answer (None unless states and the backend reads one)."""
+        msgs = self.verify_messages(claim, evidence, shown)
+        probs, text, state = self.model.choose(msgs, ("Yes", "No"), state=self.states)
+        return yes_probability(probs, text), state
+
+    def p_yes(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
+        return self.p_yes_state(claim, evidence, shown)[0]  # every pass the same way: a state is read with it
+
+    def answer(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
+        if self.prompt_evidence == "each" and evidence:
+            found = max((self.p_yes_state(claim, [e], [e]) for e in evidence), key=lambda a: a[0])
+        else:
+            found = self.p_yes_state(claim, evidence, shown)
+        answers = getattr(self._local, "answers", None)
+        if answers is not None:
+            answers.append(found)
+        return found[0]
+
+    def raw(
+        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], decompose: bool = False
+    ) -> float:
+        self._local.answers = []
+        try:
+            p = super().raw(claim, evidence, shown, decompose)
+            if self._local.answers:  # asked now, not taken from the cache: the weakest claim's state
+                self.state_of[_key(claim, evidence, shown, decompose)] = min(self._local.answers, key=lambda a: a[0])[1]
+        finally:
+            self._local.answers = None
+        return p
+
+    def score(
+        self,
+        claim: str,
+        evidence: Sequence[Evidence],
+        decompose: bool = False,
+        shown: Sequence[Evidence] | None = None,
+        sensitivity: str | None = None,
+        also: Sequence[tuple[str, str]] = (),
+    ) -> LabScore:
+        found = super().score(claim, evidence, decompose, shown, sensitivity, also)
+        state = self.state_of.get(_key(claim, evidence, evidence if shown is None else shown, decompose))
+        return LabScore(**{f.name: getattr(found, f.name) for f in fields(found)}, state=state)
+
+    def swaps(self, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
+        if self.reading == "off":
+            return []
+        found = super().swaps(claim, evidence)
+        if self.reading == "names":  # then names, up to MAX_SWAPS in all
+            seen = {s.revised for s in found}
+            for s in name_swaps(claim, evidence):
+                if len(found) == MAX_SWAPS:
+                    break
+                if s.revised and s.revised not in seen:
+                    seen.add(s.revised)
+                    found.append(s)
+        return found
+
+
+def name_swaps(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
+    """Each name of the claim that no evidence passage states, paired with a name of the same shape that an aligned
+    quote (reading.ALIGNED) states and the claim does not."""
+    passages = " ".join(e.passage for e in evidence)
+    nearest = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]  # evidence is most relevant last
+    claimed = _names(claim)
+    for shape, name in sorted(claimed):
+        if name in passages:
+            continue
+        for i in nearest:
+            for other_shape, other in sorted(_names(evidence[i].quote)):
+                if other_shape == shape and other != name and (shape, other) not in claimed:
+                    yield swap("name", name, other, i, evidence[i].quote, claim)
+
+
+def _names(text: str) -> set[tuple[str, str]]:
+    return {(shape, m.group(0)) for shape, pattern in NAME_SHAPES.items() for m in pattern.finditer(text)}
+
+
+def _key(claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], decompose: bool) -> tuple:
+    return claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), decompose

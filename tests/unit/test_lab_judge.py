@@ -1,0 +1,145 @@
+"""sourcecheck_eval.judge: the ways of asking the evaluation measures against what users get (what each prompt shows,
+the swaps reading tries) and the hidden state read with each answer, through the product's seams."""
+
+import pytest
+from sourcecheck.check import CheckOptions, check_text
+from sourcecheck.embeddings import HashEmbedding
+from sourcecheck.errors import ConfigError
+from sourcecheck.evidence import ALIGNED_WORDS, Evidence
+from sourcecheck.judge import Judge
+from sourcecheck.library import Library
+from sourcecheck.llm.fake import FakeModel
+from sourcecheck_eval.judge import LabJudge, LabScore
+
+RAW = {"a": 1.0, "b": 0.0}  # raw scores
+TEXT = (
+    "Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
+    "- Its main span is 2,000 meters long.\n- The bridge was the first one painted by robots.\nAnything else?"
+)
+
+
+@pytest.fixture
+def library(fava_pdf, bridge_pdf):
+    lib = Library(None, HashEmbedding())
+    for path in (fava_pdf, bridge_pdf):
+        doc, _ = lib.add_pdf(path.read_bytes(), path.name)
+        lib.ingest(doc["id"])
+    return lib
+
+
+def ev(text, page=3):
+    return Evidence("d_1", "paper.pdf", page, text, text, 0.5)
+
+
+SOURCE = ev("The simulation used 10,000 replications and the HC3 estimator performed best in small samples.")
+
+
+def prompts(model):
+    return [m[-1]["content"] for kind, m in model.history if kind == "choose"]
+
+
+def test_by_default_it_checks_exactly_as_the_product_does(library):
+    events = {}
+    for make in (Judge, LabJudge):
+        model = FakeModel()
+        got = list(check_text(TEXT, library, make(model, calibration=RAW)))
+        events[make] = ([{k: v for k, v in e.items() if k != "elapsed_ms"} for e in got], model.history)
+    assert events[Judge] == events[LabJudge]
+
+
+def test_passages_shows_each_sentence_its_own_evidence_not_the_shared_block(library):
+    text = "The bridge opened to traffic on May 27, 1937. Its main span is 1,280 meters long."
+    model = FakeModel()
+    list(check_text(text, library, Judge(model, calibration=RAW)))
+    first = prompts(model)[0]
+    shared = first[: first.index("Claim:")].strip()
+    model = FakeModel()
+    list(check_text(text, library, LabJudge(model, prompt_evidence="passages", calibration=RAW)))
+    own = prompts(model)[1]
+    assert own.count("[1]") == 1 and not own.startswith(shared)
+
+
+def test_aligned_shows_only_the_sentences_that_bear_on_the_claim(library):
+    model = FakeModel()
+    text = "Its main span is 1,280 meters long."
+    judge = LabJudge(model, prompt_evidence="aligned", calibration=RAW)
+    events = list(check_text(text, library, judge, options=CheckOptions(critique=False)))
+    prompt = prompts(model)[0]
+    sources = prompt[: prompt.index("Claim:")]
+    assert "1,280" in sources and len(sources.split()) <= ALIGNED_WORDS + 40  # sentences, not whole passages
+    passages = " ".join(e["quote"] for e in events[1]["evidence"])
+    assert "1,280" in passages  # the card's evidence is the same as with whole passages
+
+
+def test_each_passage_on_its_own_keeps_the_best_p_yes(library):
+    """One prompt per evidence item, each with one excerpt; the sentence's raw score is the highest of them."""
+    model = FakeModel()
+    judge = LabJudge(model, prompt_evidence="each", calibration=RAW)
+    answers, ask = [], judge.p_yes_state
+    judge.p_yes_state = lambda *args: answers.append(ask(*args)) or answers[-1]
+    scores = {}
+    text = "The bridge opened to traffic on May 27, 1937."
+    events = check_text(text, library, judge, options=CheckOptions(critique=False), scored=scores.__setitem__)
+    verdict = next(e for e in events if e["type"] == "verdict")
+    sent = prompts(model)
+    assert len(sent) == len(answers) == len(verdict["evidence"]) > 1
+    assert all(p.count("[1]") == 1 and "[2]" not in p for p in sent)
+    assert len({p for p, _ in answers}) > 1  # the excerpts score differently, so max() has something to choose
+    assert scores[verdict["index"]].p_raw == max(p for p, _ in answers)
+
+
+def test_an_unknown_way_of_asking_is_refused():
+    with pytest.raises(ConfigError) as err:
+        LabJudge(FakeModel(), prompt_evidence="all")
+    assert "shared, passages, aligned, each" in err.value.message
+    with pytest.raises(ConfigError):
+        LabJudge(FakeModel(), reading="words")
+
+
+def test_with_names_a_missing_name_is_then_paired_with_a_name_of_its_shape():
+    claim = "In 2019 the study ran 1,000 replications with the HC0 estimator, which did worse in small samples."
+    judge, names = Judge(FakeModel()), LabJudge(FakeModel(), reading="names")
+    assert [(s.kind, s.claim_value, s.source_value) for s in judge.swaps(claim, [SOURCE])] == [
+        ("count", "1,000", "10,000")
+    ]
+    found = [(s.kind, s.claim_value, s.source_value) for s in names.swaps(claim, [SOURCE])]
+    assert found == [("count", "1,000", "10,000"), ("name", "HC0", "HC3")]  # numbers first
+    # a name the passages state is not swapped; a call only for a call, an acronym only for an acronym
+    source = ev("HC3 and vcovHC() in the GLM.")
+    found = {(s.claim_value, s.source_value) for s in names.swaps("HC3 and sandwich() ran in OLS.", [source])}
+    assert found == {("sandwich()", "vcovHC()"), ("OLS", "GLM")}
+    assert judge.swaps("HC3 and sandwich() ran in OLS.", [source]) == []  # the product swaps numbers only
+    assert LabJudge(FakeModel(), reading="off").swaps(claim, [SOURCE]) == []
+
+
+def test_without_reading_a_sentence_the_product_marks_red_stays_amber():
+    claim = "Each of their runs took 1,000 replications."
+    model = FakeModel()
+    model.enqueue({"Yes": 0.05, "No": 0.95}, {"Yes": 0.95, "No": 0.05})
+    assert Judge(model).score(claim, [SOURCE]).label == "contradicted"  # its swap read supported (test_reading.py)
+    model = FakeModel()
+    model.enqueue({"Yes": 0.05, "No": 0.95})
+    score = LabJudge(model, reading="off").score(claim, [SOURCE])
+    assert score.label == "unsupported" and len(model.history) == 1
+
+
+def test_with_states_each_score_carries_the_state_of_its_answer_also_from_the_cache():
+    model = FakeModel()
+    judge = LabJudge(model, states=True, calibration=RAW)
+    claim = "The simulation used 10,000 replications."
+    score = judge.score(claim, [SOURCE])
+    assert isinstance(score, LabScore) and score.state.shape == (FakeModel.state_size,)
+    _, _, expected = FakeModel().choose(judge.verify_messages(claim, [SOURCE], [SOURCE]), ("Yes", "No"), state=True)
+    assert (score.state == expected).all()
+    again = judge.score(claim, [SOURCE])
+    assert len(model.history) == 1 and (again.state == score.state).all()  # the raw score and its state cached
+    assert LabJudge(FakeModel(), calibration=RAW).score(claim, [SOURCE]).state is None  # not asked: not read
+    # a decomposed sentence's state is its weakest claim's
+    model = FakeModel()
+    judge = LabJudge(model, states=True, calibration=RAW)
+    long = "The simulation used 10,000 replications and the HC3 estimator was painted purple by robots in 1850."
+    model.enqueue("The simulation used 10,000 replications.\nThe HC3 estimator was painted purple by robots.")
+    score = judge.score(long, [SOURCE], decompose=True)
+    weakest = "The HC3 estimator was painted purple by robots."
+    _, _, expected = FakeModel().choose(judge.verify_messages(weakest, [SOURCE], [SOURCE]), ("Yes", "No"), state=True)
+    assert score.p_raw < 0.5 and (score.state == expected).all()
