@@ -242,15 +242,21 @@ def print_table(result: Mapping[str, Any]) -> None:
 def documents(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from sourcecheck.services import Services
 
-    library = Services(settings).library()
-    if args.action == "remove":
-        for doc_id in args.ids:
-            library.delete(doc_id)
-            print(f"removed {doc_id}")
+    svc = Services(settings)
+    library = svc.library()
+    try:
+        if args.action == "remove":
+            for doc_id in args.ids:
+                library.delete(doc_id)
+                print(f"removed {doc_id}")
+            return 0
+        for d in library.list():
+            print(
+                f"{d['id']}  {d['status']:<9} {d['pages']:>4} p  {d['chunks']:>5} chunks  {d['filename']}  {d['title']}"
+            )
         return 0
-    for d in library.list():
-        print(f"{d['id']}  {d['status']:<9} {d['pages']:>4} p  {d['chunks']:>5} chunks  {d['filename']}  {d['title']}")
-    return 0
+    finally:
+        svc.close()  # the index folder is free for the next command (folder_lock.py)
 
 
 def pair(args: argparse.Namespace, settings: dict[str, Any]) -> None:

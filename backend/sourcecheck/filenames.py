@@ -5,7 +5,9 @@ from pathlib import PurePosixPath
 
 DEFAULT = "document.pdf"  # for an upload without a name, or one that is nothing but control characters
 # Cc: NUL, newlines, escapes, DEL, C1. Cs: lone surrogates, a POSIX name's undecodable bytes, which cannot be UTF-8
-DROPPED = ("Cc", "Cs")
+DROPPED = ("Cc", "Cs", "Zl", "Zp")  # and the line and paragraph separators, which break a listing's lines
+# the bidirectional controls, which make a listing show "evil\u202efdp.exe" as "evilexe.pdf"
+REORDERING = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def clean_filename(name: str | None) -> str:
@@ -13,5 +15,5 @@ def clean_filename(name: str | None) -> str:
     what carries it: a NUL in the Content-Disposition header makes clients refuse the whole response (Node's
     fetch), a newline makes Werkzeug refuse to send it, an escape sequence rewrites the terminal that lists the
     library. Other characters stay: send_file sends a non-ASCII name as RFC 5987's filename*."""
-    kept = "".join(c for c in name or "" if unicodedata.category(c) not in DROPPED)
+    kept = "".join(c for c in name or "" if unicodedata.category(c) not in DROPPED and c not in REORDERING)
     return PurePosixPath(kept).name or DEFAULT

@@ -19,19 +19,31 @@ from sourcecheck.errors import IndexInUse
 LOCK, OWNER = "lock", "owner.json"  # the lock file's content is truncated by each attempt: the owner is kept apart
 
 
-def hold(path: Path) -> FileLock:
-    """Lock the folder for this process; raise IndexInUse naming the process that holds it. Release with
-    .release() (Library.close)."""
-    lock = FileLock(path / LOCK, timeout=0)
+class FolderLock:
+    """The held lock of one folder; release() frees it (from any thread) and removes the owner's note."""
+
+    def __init__(self, path: Path, lock: FileLock) -> None:
+        self.path, self._lock = path, lock
+
+    def release(self) -> None:
+        (self.path / OWNER).unlink(missing_ok=True)
+        self._lock.release()
+
+
+def hold(path: Path) -> FolderLock:
+    """Lock the folder for this process; raise IndexInUse naming the process that holds it."""
+    # thread_local=False: the library may be opened by one thread (a request, the warm-up) and closed by another
+    lock = FileLock(path / LOCK, timeout=0, thread_local=False)
     try:
         lock.acquire()
     except Timeout:
         raise IndexInUse(_in_use(path)) from None
-    owner = {"pid": os.getpid(), "command": " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv))}
+    # the program and its command, not its arguments (`sourcecheck check "the text being checked"`)
+    owner = {"pid": os.getpid(), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:2]])}
     tmp = path / (OWNER + ".part")
     tmp.write_text(json.dumps(owner), encoding="utf-8")
     os.replace(tmp, path / OWNER)
-    return lock
+    return FolderLock(path, lock)
 
 
 def _in_use(path: Path) -> str:

@@ -102,7 +102,12 @@ def _metadata(doc: pymupdf.Document, first_page_text: str) -> tuple[str, list[st
 # "This vignette is a (slightly modified) version of Zeileis and Grothendieck (2005), published in …": when the names
 # cited are the document's own authors, the article cited is the document itself, and page 1's other years (a
 # package version's date) are not its year
-_VERSION_OF = re.compile(r"\bversion of\s+([^()]{2,80}?)\s*[(,]\s*(19[5-9]\d|20[0-4]\d)\b", re.IGNORECASE)
+# An "extended" or "revised" version is a later paper than the one it cites: its own year stands.
+_VERSION_OF = re.compile(
+    r"(?<!extended )(?<!expanded )(?<!revised )(?<!longer )(?<!full )\bversion of\s+([^()]{2,80}?)\s*[(,]\s*"
+    r"(19[5-9]\d|20[0-4]\d)\b",
+    re.IGNORECASE,
+)
 
 
 def _names(text: str) -> list[str]:

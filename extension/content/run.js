@@ -62,7 +62,6 @@
       const mine = { checkId, port, url, state: CS.initial(checkId, begun.text), begun, done: false, started: Date.now(), pace: PACE.start(this.keptPace) };
       this.current = mine;
       this.showProgress(mine, true);
-      this.placeToast(range);
       clearInterval(this.tick);
       this.tick = setInterval(() => { if (this.current === mine && !mine.done) this.showProgress(mine); else clearInterval(this.tick); }, 1000);
       port.onMessage.addListener((event) => this.onEvent(mine, event));
@@ -72,6 +71,8 @@
         }
       });
       port.postMessage({ type: "check", text: begun.text, checkId });
+      // after the check is sent: where the toast goes is a nicety, never a reason for a check not to start
+      try { this.placeToast(range); } catch (err) { console.warn("sourcecheck: the toast stays where it is:", err); }
       return { ok: true, started: true, checkId, text: begun.text };
     }
 

@@ -155,6 +155,7 @@
       try {
         const docs = (await P.call((c) => c.upload([{ name: file.name, blob: file }]))).documents || [];
         if (!docs[0]) { row.set("failed", "the backend did not accept the file"); continue; }
+        for (const d of docs) if (pending.has(d.id)) undo(d.id);  // added again while its delete waited: kept
         row.li.remove();  // the document's row in the list shows the rest (parsing, embedding, ready)
         await refreshDocuments();
         P.refreshStatus();

@@ -65,8 +65,11 @@ def big_pdf(tmp_path, pages=300):
 def consistent(index_dir):
     """(documents, chunks in the index, chunks the ready documents account for), with the server stopped."""
     lib = Library(index_dir, HashEmbedding())
-    docs = lib.list()
-    return docs, lib.counts()["chunks"], sum(d["chunks"] for d in docs if d["status"] == "ready")
+    try:
+        docs = lib.list()
+        return docs, lib.counts()["chunks"], sum(d["chunks"] for d in docs if d["status"] == "ready")
+    finally:
+        lib.close()  # the server is started again on this folder
 
 
 @pytest.mark.parametrize("when", ["queued", "embedding"])

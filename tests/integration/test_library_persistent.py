@@ -16,7 +16,7 @@ def test_persistent_library_survives_reopening(tmp_path, fava_pdf, bridge_pdf):
         ids.append(lib.ingest(doc["id"])["id"])
     hit = lib.search("What colour is the bridge painted?", k=1)[0]
     assert (hit.document_id, hit.page) == (ids[1], 2) and "International Orange" in hit.text
-    del lib
+    lib.close()
 
     reopened = Library(path, MiniLMEmbedding())
     assert [d["status"] for d in reopened.list()] == ["ready", "ready"]
@@ -25,7 +25,7 @@ def test_persistent_library_survives_reopening(tmp_path, fava_pdf, bridge_pdf):
     assert (hit.document_id, hit.page) == (ids[0], 2) and "35,074" in hit.text
     assert reopened.file_bytes(ids[0]) == fava_pdf.read_bytes()
     reopened.delete(ids[0])
-    del reopened
+    reopened.close()
 
     again = Library(path, MiniLMEmbedding())
     assert [d["id"] for d in again.list()] == [ids[1]]
@@ -60,7 +60,7 @@ def test_lexical_index_is_persisted_and_reconciled_with_chroma(tmp_path, fava_pd
     ids = [lib.ingest(lib.add_pdf(pdf.read_bytes(), pdf.name)[0]["id"])["id"] for pdf in (fava_pdf, bridge_pdf)]
     chunks = {i: lib.get(i)["chunks"] for i in ids}
     assert lib.chunks.lexical.counts() == chunks
-    del lib
+    lib.close()
 
     reopened = Library(path, HashEmbedding())  # nothing read up front: the index is the file beside Chroma
     assert reopened.chunks.lexical.counts() == chunks
@@ -69,7 +69,7 @@ def test_lexical_index_is_persisted_and_reconciled_with_chroma(tmp_path, fava_pd
     # A crash between Chroma's write and the lexical one, and a document the records no longer have:
     reopened.chunks.lexical.remove_document(ids[0])
     reopened.chunks.lexical.add(["ghost:1:0"], ["35,074 ghost words"], ["d_ghost"])
-    del reopened
+    reopened.close()
     repaired = Library(path, HashEmbedding())
     assert repaired.chunks.lexical.counts() == chunks
     assert repaired.search("35,074 training instances", k=1)[0].document_id == ids[0]
@@ -77,6 +77,7 @@ def test_lexical_index_is_persisted_and_reconciled_with_chroma(tmp_path, fava_pd
     (path / "lexical.sqlite").unlink()  # a library made before the lexical index was a file: built once
     for extra in path.glob("lexical.sqlite-*"):
         extra.unlink()
+    repaired.close()
     rebuilt = Library(path, HashEmbedding())
     assert rebuilt.chunks.lexical.counts() == chunks
     assert "International Orange" in rebuilt.search("International Orange paint", k=1)[0].text

@@ -237,6 +237,8 @@ def test_a_vignette_that_is_a_version_of_its_own_article_has_the_articles_year()
     assert _year(VIGNETTE, "", ["Ann Fisher", "Bo Lind"]) == 2005
     assert _year(VIGNETTE, "", ["Cy Moss"]) == 2017  # not its own authors: another paper, whose year is not this one's
     assert _year("We use a version of Adam (Kingma and Ba, 2015).\n© 2021 Elsevier", "", ["Ann Fisher"]) == 2021
+    extended = "Published 2021. This article is an extended version of Fisher and Lind (2019), at ICML."
+    assert _year(extended, "", ["Ann Fisher", "Bo Lind"]) == 2021  # the conference paper it extends is older
 
 
 def test_a_scan_with_a_stamp_of_text_is_still_read_by_ocr(tmp_path):

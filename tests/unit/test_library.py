@@ -222,3 +222,16 @@ def test_a_folder_is_opened_by_one_library_at_a_time(tmp_path, fava_pdf):
     again = Library(tmp_path / "index", HashEmbedding())  # closed: the folder is free, nothing lost
     assert [d["id"] for d in again.list()] == [doc["id"]]
     again.close()
+
+
+def test_a_library_opened_in_one_thread_is_released_by_another(tmp_path):
+    """The server opens its library in whichever thread needs it first and closes it in another at shutdown."""
+    import threading
+
+    opened = []
+    thread = threading.Thread(target=lambda: opened.append(Library(tmp_path / "index", HashEmbedding())))
+    thread.start()
+    thread.join()
+    opened[0].close()
+    assert not (tmp_path / "index" / "owner.json").exists()  # the note of who held it goes with the lock
+    Library(tmp_path / "index", HashEmbedding()).close()
