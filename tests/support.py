@@ -34,3 +34,22 @@ def make_client(app, host="127.0.0.1:8765", token=TOKEN):
     if token:
         client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {token}"
     return client
+
+
+# A chat answer of the shape the checks see: a preamble, a list of three claims (one wrong, one invented), a question
+TEXT = (
+    "Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
+    "- Its main span is 2,000 meters long.\n- The bridge was the first one painted by robots.\nAnything else?"
+)
+
+
+def bridge_and_fava(fava_pdf, bridge_pdf):
+    """An in-memory library with the two test PDFs ingested."""
+    from sourcecheck.embeddings import HashEmbedding
+    from sourcecheck.library import Library
+
+    lib = Library(None, HashEmbedding())
+    for path in (fava_pdf, bridge_pdf):
+        doc, _ = lib.add_pdf(path.read_bytes(), path.name)
+        lib.ingest(doc["id"])
+    return lib

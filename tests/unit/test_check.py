@@ -8,20 +8,12 @@ from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.text import split_sentences
-
-TEXT = (
-    "Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
-    "- Its main span is 2,000 meters long.\n- The bridge was the first one painted by robots.\nAnything else?"
-)
+from support import TEXT, bridge_and_fava
 
 
 @pytest.fixture
 def library(fava_pdf, bridge_pdf):
-    lib = Library(None, HashEmbedding())
-    for path in (fava_pdf, bridge_pdf):
-        doc, _ = lib.add_pdf(path.read_bytes(), path.name)
-        lib.ingest(doc["id"])
-    return lib
+    return bridge_and_fava(fava_pdf, bridge_pdf)
 
 
 def judge(model=None):

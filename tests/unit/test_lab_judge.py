@@ -3,28 +3,19 @@ the swaps reading tries) and the hidden state read with each answer, through the
 
 import pytest
 from sourcecheck.check import CheckOptions, check_text
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import ALIGNED_WORDS, Evidence
 from sourcecheck.judge import Judge
-from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck_eval.judge import LabJudge, LabScore
+from support import TEXT, bridge_and_fava
 
 RAW = {"a": 1.0, "b": 0.0}  # raw scores
-TEXT = (
-    "Here is a summary:\n- The Golden Gate Bridge opened to traffic on May 27, 1937.\n"
-    "- Its main span is 2,000 meters long.\n- The bridge was the first one painted by robots.\nAnything else?"
-)
 
 
 @pytest.fixture
 def library(fava_pdf, bridge_pdf):
-    lib = Library(None, HashEmbedding())
-    for path in (fava_pdf, bridge_pdf):
-        doc, _ = lib.add_pdf(path.read_bytes(), path.name)
-        lib.ingest(doc["id"])
-    return lib
+    return bridge_and_fava(fava_pdf, bridge_pdf)
 
 
 def ev(text, page=3):
