@@ -4,6 +4,7 @@ sentence states another value for the same thing."""
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sourcecheck.text import TENS, WORD_NUMBERS, content_words, read_numbers
 
@@ -65,7 +66,7 @@ HEDGES = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Stated:
     """A number as a sentence states it, with the words that say what it counts."""
 
@@ -77,9 +78,12 @@ class Stated:
     near: frozenset[str] = frozenset()  # stems of the words around it: what it is about
 
 
-def find_numbers(text: str) -> list[Stated]:
-    """The numbers a text states (text.read_numbers), with their unit word and the words before and around them."""
-    return [
+@lru_cache(maxsize=256)
+def find_numbers(text: str) -> tuple[Stated, ...]:
+    """The numbers a text states (text.read_numbers), with their unit word and the words before and around them.
+    The last texts read are kept: the conflict rules and the value swaps read the same claim and quotes in one check
+    (a claim that runs on with thousands of numbers was read twice over)."""
+    return tuple(
         Stated(
             n.text,
             n.value,
@@ -89,7 +93,7 @@ def find_numbers(text: str) -> list[Stated]:
             near_stems(text, n.start, n.end),
         )
         for n in read_numbers(text)
-    ]
+    )
 
 
 def stems(text: str) -> set[str]:

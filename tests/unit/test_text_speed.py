@@ -18,6 +18,7 @@ from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
+from sourcecheck.quantities import find_numbers
 from sourcecheck.text import split_sentences
 
 N = 20_000  # the default MAX_TEXT_CHARS
@@ -133,6 +134,7 @@ def test_the_first_verdict_comes_as_soon_as_for_plain_text(library, name):
     """Through the whole check with the fake judge: splitting, citations, evidence and the conflict finder."""
 
     def first_verdict(text):  # or the summary, for a text with nothing to check
+        find_numbers.cache_clear()  # each run reads its text afresh, as a new check of a new text does
         events = check_text(text, library, Judge(FakeModel(), calibration={"a": 1.0, "b": 0.0}))
         next(e for e in events if e["type"] in ("verdict", "summary"))
 
