@@ -48,9 +48,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     services = app.extensions[EXTENSION] = Services(settings)
     guard = services.guard()  # now, so that the token exists before the first request
 
-    from sourcecheck.api import check, documents, meta
+    from sourcecheck.api import calibrate, check, documents, meta, zotero
 
-    for bp in (meta.bp, documents.bp, check.bp):
+    for bp in (meta.bp, documents.bp, check.bp, calibrate.bp, zotero.bp):
         app.register_blueprint(bp, url_prefix="/api/v1")
 
     @app.before_request

@@ -1,20 +1,74 @@
-"""The fitted models that turn the judge's raw answer into a verdict (calibration.json): one place for their math.
+"""The judge's scale: how its raw P(Yes) becomes P(supported), and the band of P where it is not sure.
 
-The runtime applies them (judge.py); the evaluation fits them (sourcecheck_eval/fitting.py) with the same functions.
+A calibration (calibration.json for the default judge; `sourcecheck calibrate` writes one for any other) holds a
+Platt map σ(a · logit P(Yes) + b) and, per sensitivity, a band [low, high): below low a sentence is `unsupported`,
+in the band `uncertain`, at high or above `supported`. Both are fitted on labelled sentences of several kinds of
+text (chat answers about abstracts and about full papers, public benchmark sets), each kind weighing the same,
+because the point where the judge's scale turns moves from one kind to the next (docs/quality.md). The runtime
+applies them (judge.py); `sourcecheck calibrate` (calibrate.py) and the evaluation fit them with fit() below.
 """
 
 import json
+import math
+import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
+SENSITIVITIES = ("relaxed", "balanced", "strict")
+# What each sensitivity asks of its band, kinds weighing the same: (share of true sentences below the low edge, i.e.
+# amber, on the kind where that share is largest; share of true sentences below the high edge, i.e. amber or
+# uncertain, on average over the kinds). The judge ranks well but its scale moves between kinds (docs/quality.md), so
+# the low edge is placed for the kind it treats worst, and the band between says "not sure" where kinds disagree.
+TARGETS = {"relaxed": (0.02, 0.15), "balanced": (0.05, 0.30), "strict": (0.10, 0.45)}
+L2 = 1e-2  # a few hundred sentences per fit: keep a and b near where the data puts them
+# The bands of a calibration that names none (raw scores in tests, an older file): no uncertain grade, one threshold
+# per sensitivity, as before graded verdicts.
+PLAIN_BANDS = {"relaxed": [0.3, 0.3], "balanced": [0.5, 0.5], "strict": [0.7, 0.7]}
+MIN_CLASS = 5  # a kind with fewer true (or wrong) sentences does not place an edge on its own
+
 
 def load() -> dict[str, Any]:
-    """The shipped calibration.json."""
+    """The shipped calibration.json: the default judge's."""
     return json.loads(resources.files("sourcecheck").joinpath("calibration.json").read_text())
+
+
+def file_for(folder: str | Path, judge: str) -> Path:
+    """Where a judge's own calibration is kept: one JSON file per judge, named after it."""
+    return Path(folder) / (re.sub(r"[^\w.-]+", "_", judge).strip("_")[:120] + ".json")
+
+
+def for_judge(judge: str, folder: str | Path | None) -> tuple[dict[str, Any], bool]:
+    """(the calibration to use for this judge, whether it was fitted for it): its own file in folder, else the
+    shipped one, which is the default judge's (and the best guess for any other until it is calibrated)."""
+    if folder is not None and file_for(folder, judge).is_file():
+        try:
+            own = json.loads(file_for(folder, judge).read_text())
+            if own.get("judge") == judge and valid(own):
+                return own, True
+        except (OSError, ValueError):
+            pass  # a damaged file: the shipped scale, and the judge shows as not calibrated
+    shipped = load()
+    return shipped, shipped.get("judge") == judge
+
+
+def valid(calibration: Mapping[str, Any]) -> bool:
+    bands = calibration.get("bands") or {}
+    return all(s in bands and 0 <= bands[s][0] <= bands[s][1] <= 1 for s in SENSITIVITIES)
+
+
+def save(calibration: Mapping[str, Any], folder: str | Path) -> Path:
+    """Write a judge's calibration (its "judge" key names it) where for_judge finds it; atomically."""
+    path = file_for(folder, calibration["judge"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(".part")
+    part.write_text(json.dumps(calibration, indent=1) + "\n")
+    part.replace(path)
+    return path
 
 
 @overload
@@ -38,20 +92,73 @@ def sigmoid(z: Any) -> float | npt.NDArray[np.float64]:
     return float(out) if out.ndim == 0 else out
 
 
-def linear(rule: Mapping[str, Any], features: Mapping[str, float]) -> float:
-    """A logistic rule's score, {"weights": {signal: w}, "bias": b} over the judge's signals: ≥ 0 means yes."""
-    return rule["bias"] + sum(w * features[name] for name, w in rule["weights"].items())
-
-
 def platt(p_raw: float, a: float, b: float) -> float:
     """Platt scaling of raw probabilities: σ(a · logit(p) + b)."""
     return sigmoid(a * logit(p_raw) + b)
 
 
-def calibrated(p: float, features: Mapping[str, float] | None, calibration: Mapping[str, Any]) -> float:
-    """P(supported) from the raw P(Yes): Platt scaling ({"a", "b"}), or a logistic model over the signals
-    ({"weights": {name: w}, "bias": b}), the consistency + factuality paper's way of combining the judge with
-    cheap checks."""
-    if "weights" in calibration and features is not None:
-        return sigmoid(linear(calibration, features))
+def calibrated(p: float, calibration: Mapping[str, Any]) -> float:
+    """P(supported) from the raw P(Yes) under a calibration's Platt map."""
     return platt(p, calibration.get("a", 1.0), calibration.get("b", 0.0))
+
+
+def grade(p: float, band: Sequence[float]) -> str:
+    """supported at the band's high edge or above, uncertain inside it, unsupported below it."""
+    low, high = band
+    return "unsupported" if p < low else "uncertain" if p < high else "supported"
+
+
+def fit_logistic(
+    X: npt.ArrayLike, y: npt.ArrayLike, weights: npt.ArrayLike | None = None, l2: float = 1e-3, iterations: int = 100
+) -> tuple[list[float], float]:
+    """Weighted logistic regression by Newton steps: (coefficients, bias) with P(y=1) = σ(X·coef + bias).
+    A small L2 penalty (on coefficients and bias) keeps them finite when the classes are separable."""
+    y = np.asarray(y, dtype=float)
+    X = np.asarray(X, dtype=float).reshape(len(y), -1)
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+    A = np.column_stack([X, np.ones(len(y))])
+    theta = np.zeros(A.shape[1])
+    for _ in range(iterations):
+        q = sigmoid(A @ theta)
+        grad = A.T @ (w * (q - y)) + l2 * theta
+        hess = (A * (w * q * (1 - q))[:, None]).T @ A + l2 * np.eye(A.shape[1])
+        step = np.linalg.solve(hess, grad)
+        theta = theta - step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return [float(c) for c in theta[:-1]], float(theta[-1])
+
+
+def fit(p_raw: Sequence[float], y: Sequence[int], kinds: Sequence[str]) -> dict[str, Any]:
+    """A calibration from labelled sentences: y 1 = supported; kinds: each sentence's kind of text.
+
+    The Platt map weighs every kind the same and, within a kind, its true and wrong sentences the same, so the
+    middle of the scale is the balanced point of the kinds on average. Each sensitivity's band (TARGETS) is placed
+    on that scale: the low edge where the kind with the most true sentences below it reaches its share, the high
+    edge where the true sentences below it reach theirs on average over the kinds."""
+    p, t, k = np.asarray(p_raw, dtype=float), np.asarray(y, dtype=int), np.asarray(kinds)
+    names = sorted(set(k.tolist()))
+    w = np.zeros(len(t))
+    for name in names:
+        for label in (0, 1):
+            mine = (k == name) & (t == label)
+            w[mine] = 0.5 / max(1, int(mine.sum())) / len(names)
+    (a,), b = fit_logistic(logit(p)[:, None], t, w / w.sum(), L2)
+    q = sigmoid(a * logit(p) + b)
+    bands = {s: _band(q, t, k, names, *TARGETS[s]) for s in SENSITIVITIES}
+    return {"a": round(a, 4), "b": round(b, 4), "bands": bands, "n": int(len(t)), "kinds": names}
+
+
+def _band(q: np.ndarray, t: np.ndarray, k: np.ndarray, names: list[str], amber: float, marked: float) -> list:
+    true_by_kind = [np.sort(q[(k == n) & (t == 1)]) for n in names]
+    true_by_kind = [v for v in true_by_kind if len(v) >= MIN_CLASS]
+    if not true_by_kind:
+        return [0.5, 0.5]
+    # on each kind, the point with at most its share of true sentences strictly below (rounded down, so kept)
+    low = math.floor(min(float(v[int(amber * len(v))]) for v in true_by_kind) * 1e4) / 1e4
+    high = low
+    for cut in np.unique(q[q > low]):  # the highest edge whose mean share of true sentences marked is kept
+        if np.mean([(v < cut).mean() for v in true_by_kind]) > marked:
+            break
+        high = float(cut)
+    return [low, math.floor(high * 1e4) / 1e4]

@@ -9,9 +9,9 @@ import re
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
+from sourcecheck.numerals import numbers
 from sourcecheck.phrases import NEGATIONS, OPPOSITE
-from sourcecheck.quantities import stems
-from sourcecheck.text import STOPWORDS, content_words, numbers
+from sourcecheck.words import STOPWORDS, content_words, stems
 
 if TYPE_CHECKING:  # for the annotations only: cards need no more than the text of evidence
     from sourcecheck.evidence import Evidence
@@ -162,6 +162,15 @@ def normal(text: str) -> str:
 
 def supported_note(evidence: Sequence[Evidence]) -> str | None:
     return f"Supported by {evidence[-1].filename}, page {evidence[-1].page}." if evidence else None
+
+
+def uncertain_note(evidence: Sequence[Evidence]) -> str:
+    """An uncertain card's words: the closest passage and where it is, and no critique the judge did not make
+    (its score lies where its scale moves between kinds of text, so neither verdict would be honest)."""
+    if not evidence:
+        return "sourcecheck is not sure: no passage in your PDFs is close to it."
+    best = evidence[-1]  # evidence lists are most relevant last
+    return f"sourcecheck is not sure: the closest passage is “{best.quote}” ({best.filename}, page {best.page})."
 
 
 def parse_critique(reply: str, claim: str, types: Collection[str] = ERROR_TYPES) -> dict[str, str | None]:

@@ -10,15 +10,18 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from sourcecheck.citations import find_citations, keep_citations, strip_citations
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import Evidence, EvidenceBlock, SentenceSimilarity, select_evidence, shortlist
-from sourcecheck.text import Sentence, find_citations, keep_citations, split_sentences, strip_citations
+from sourcecheck.sentences import Sentence, split_sentences
+from sourcecheck.zotero_view import with_links
 
 if TYPE_CHECKING:  # annotations only: the pipeline is handed its library and judge
     from sourcecheck.judge import Judge, Score
     from sourcecheck.library import Library
     from sourcecheck.search import Hit
 
+SETTLED = ("supported", "uncertain")  # labels whose card needs no critique: no model words, no revision
 T = TypeVar("T")
 R = TypeVar("R")
 Event = dict[str, Any]
@@ -51,8 +54,8 @@ def check_text(
     options = options or CheckOptions()
     if not text or not text.strip():
         raise EmptyText("There is no text to check; select some text first.")
-    if options.sensitivity is not None and options.sensitivity not in judge.thresholds:
-        raise BadRequest(f"Unknown sensitivity {options.sensitivity!r}; use one of {', '.join(judge.thresholds)}.")
+    if options.sensitivity is not None and options.sensitivity not in judge.bands:
+        raise BadRequest(f"Unknown sensitivity {options.sensitivity!r}; use one of {', '.join(judge.bands)}.")
     if len(text) > max_chars:
         raise TextTooLong(f"The text has {len(text):,} characters; the limit is {max_chars:,}. Check it in parts.")
     sentences = split_sentences(text)
@@ -96,7 +99,8 @@ def _events(
     scored: Callable[[int, Score], object] | None = None,
 ) -> Generator[Event, None, None]:
     started = time.monotonic()
-    yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences]}
+    about_judge = {"name": judge.model.name, "calibrated": judge.calibrated}
+    yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences], "judge": about_judge}
     checkable = [s for s in sentences if s.checkable]
     filenames = {d["id"]: d["filename"] for d in ready}
     cited = {s.index: _match_citations(s.text, ready) for s in checkable}
@@ -136,8 +140,9 @@ def _events(
     with closing(ordered(score_one, prepared(), workers)) as scores:
         for job, score in scores:
             index, claim, evidence = job.index, job.claim, job.evidence
-            final = score.label == "supported" or not options.critique
-            card = judge.explain(claim, evidence, score) if score.label == "supported" else {}
+            # a supported or uncertain card is written from the data at once; a flagged one waits for its critique
+            final = score.label in SETTLED or not options.critique
+            card = judge.explain(claim, evidence, score) if score.label in SETTLED else {}
             by_index[index] = {
                 "type": "verdict",
                 "index": index,
@@ -148,7 +153,7 @@ def _events(
                 "revised": None,
                 **card,
                 "final": final,
-                "evidence": _for_people(evidence, score.stances, score.label),
+                "evidence": with_links(_for_people(evidence, score.stances, score.label), ready),  # zotero://
                 "cited": cited[index],
             }
             if score.conflict:
@@ -159,7 +164,9 @@ def _events(
                 later.append((job, score))
             yield dict(by_index[index])
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
-    # scoring passes, and each card fills in when its critique is written (the same index again, final).
+    # scoring passes, and each card fills in when its critique is written (the same index again, final),
+    # most doubtful first: red, then the lowest p.
+    later.sort(key=lambda item: (item[1].label != "contradicted", item[1].p_supported))
 
     def explain_one(
         item: tuple[Job, Score],
@@ -172,7 +179,13 @@ def _events(
             by_index[job.index] = {**by_index[job.index], **card, "final": True}
             yield dict(by_index[job.index])
     verdicts = list(by_index.values())
-    counts = {"supported": 0, "contradicted": 0, "unsupported": 0, "skipped": len(sentences) - len(checkable)}
+    counts = {
+        "supported": 0,
+        "uncertain": 0,
+        "unsupported": 0,
+        "contradicted": 0,
+        "skipped": len(sentences) - len(checkable),
+    }
     for v in verdicts:
         counts[v["label"]] += 1
     revised, unrevised = revise(text, sentences, verdicts) if options.revise else (None, None)
@@ -182,6 +195,7 @@ def _events(
         "counts": counts,
         "revised_text": revised,
         "unrevised": unrevised,
+        "calibrated": judge.calibrated,
         "elapsed_ms": int((time.monotonic() - started) * 1000),
     }
 
@@ -194,7 +208,7 @@ def revise(text: str, sentences: Sequence[Sentence], verdicts: Iterable[Event]) 
     out: list[str] = []
     at, unrevised = 0, []
     for v in sorted(verdicts, key=lambda v: v["index"]):
-        if v["label"] == "supported":
+        if v["label"] in SETTLED:  # only flagged sentences (amber, red) have revisions
             continue
         if not v["revised"]:
             unrevised.append(v["index"])

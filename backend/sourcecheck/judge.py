@@ -9,8 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from sourcecheck.calibration import calibrated, logit
-from sourcecheck.calibration import load as load_calibration
+from sourcecheck.calibration import PLAIN_BANDS, calibrated, for_judge, logit
 from sourcecheck.cards import (
     CONTRADICTING,
     ERROR_TYPES,
@@ -22,22 +21,21 @@ from sourcecheck.cards import (
     opinion,
     parse_critique,
     supported_note,
+    uncertain_note,
 )
 from sourcecheck.conflict import Conflict, Disagreement, find_conflict, find_conflicts
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence
 from sourcecheck.llm.base import Model
+from sourcecheck.numerals import numbers
 from sourcecheck.prompting import messages, sources_text
 from sourcecheck.reading import Swap, find_by_reading, swaps
-from sourcecheck.text import STOPWORDS, content_words, numbers
 from sourcecheck.verdict import decide, stated_card, without_revision
+from sourcecheck.words import STOPWORDS, content_words
 
 if TYPE_CHECKING:  # annotations only: a check hands show() its block
     from sourcecheck.evidence import EvidenceBlock
 
-# p_supported below which a sentence is flagged, per sensitivity, where the calibration in use names none of its own
-# (each is fitted on the product-shaped set: docs/quality.md)
-SENSITIVITY = {"relaxed": 0.3, "balanced": 0.5, "strict": 0.7}
 CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-render, a retry) costs nothing
 # Prompt profiles (a model's "profile" in llm/catalog.json) → the system prompt that goes with its verify prompt,
 # prompts/<profile>.txt. MiniCheck was trained with a system prompt of its own (MiniCheck's minicheck/utils.py; Ollama's
@@ -49,7 +47,7 @@ PROFILES = {"verify": "system", "minicheck": "minicheck_system"}
 class Score:
     """What scoring one sentence found: its label and calibrated p, and what they were computed from."""
 
-    label: str  # supported | contradicted | unsupported
+    label: str  # supported | uncertain | unsupported | contradicted (verdict.decide)
     p_supported: float  # calibrated
     p_raw: float  # the model's P(Yes), a product over the claims of a decomposed sentence
     signals: dict[str, float]  # signal_features(): what the calibration reads
@@ -69,18 +67,22 @@ class Judge:
     def __init__(
         self,
         model: Model,
-        threshold: float | None = None,
         calibration: dict | None = None,
         sensitivity: str = "balanced",
+        calibrations: str | None = None,
     ) -> None:
-        """threshold: p_supported below which a sentence is flagged; default: the sensitivity's, as fitted with
-        the calibration in use."""
+        """calibration: the scale to judge by (calibration.py); default: the judge's own from the calibrations
+        folder, else the shipped one (then `calibrated` is False unless the judge is the default one)."""
         self.model = model
-        self.calibration = calibration or load_calibration()
-        self.thresholds = {**SENSITIVITY, **(self.calibration.get("sensitivity") or {})}
-        if sensitivity not in self.thresholds:
-            raise ConfigError(f"Unknown sensitivity {sensitivity!r}; use one of {', '.join(self.thresholds)}.")
-        self.threshold = threshold if threshold is not None else self.thresholds[sensitivity]
+        if calibration is None:
+            self.calibration, self.calibrated = for_judge(model.judge_id(), calibrations)
+        else:
+            self.calibration, self.calibrated = calibration, True
+        bands = self.calibration.get("bands") or PLAIN_BANDS
+        self.bands: dict[str, tuple[float, float]] = {s: (b[0], b[1]) for s, b in bands.items()}
+        if sensitivity not in self.bands:
+            raise ConfigError(f"Unknown sensitivity {sensitivity!r}; use one of {', '.join(self.bands)}.")
+        self.band = self.bands[sensitivity]
         self.profile = model.profile
         if self.profile not in PROFILES:
             raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
@@ -126,8 +128,9 @@ class Judge:
         return found
 
     def calibrate(self, p: float, features: dict[str, float] | None = None) -> float:
-        """The probability that a claim is supported: the calibrated P(Yes) (calibration.json, fitted on dev data)."""
-        return calibrated(p, features, self.calibration)
+        """The probability that a claim is supported: the calibrated P(Yes) (calibration.py). features: the
+        signals it was scored with (signal_features), which the evaluation's calibrations may read."""
+        return calibrated(p, self.calibration)
 
     def critique(
         self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], label: str = "unsupported"
@@ -159,8 +162,8 @@ class Judge:
     ) -> Score:
         """Score one sentence from single forward passes (no text is generated): a Score.
 
-        sensitivity: "relaxed", "balanced" or "strict" (SENSITIVITY): how readily a sentence is flagged;
-        default: the judge's threshold.
+        sensitivity: "relaxed", "balanced" or "strict": which of the calibration's bands grades the sentence;
+        default: the judge's.
         evidence: this claim's evidence, most relevant last. shown: the excerpts the prompt presents when they are
         not the evidence itself (a block shared among a check's sentences, evidence.EvidenceBlock; the source
         sentences aligned with the claim); default: evidence.
@@ -173,12 +176,12 @@ class Judge:
         conflict, disagreement = find_conflicts(claim, evidence, also)
         signals = {**signal_features(claim, evidence, p_raw), "conflict": float(conflict is not None)}
         p = self.calibrate(p_raw, signals)
-        threshold = self.thresholds[sensitivity] if sensitivity else self.threshold
+        band = self.bands[sensitivity] if sensitivity else self.band
         # a decomposed sentence's p is its parts' product, which a swapped whole sentence's p cannot be compared with
-        if conflict is None and p < threshold and not decompose:
-            conflict = self.read_conflict(claim, evidence, shown, p, threshold)
+        if conflict is None and p < band[1] and not decompose:
+            conflict = self.read_conflict(claim, evidence, shown, p, band[1])
             signals["conflict"] = float(conflict is not None)
-        v = decide(p, threshold, conflict, disagreement, len(evidence))
+        v = decide(p, band, conflict, disagreement, len(evidence))
         return Score(v.label, p, p_raw, signals, v.stances, v.found)
 
     def swaps(self, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
@@ -211,6 +214,8 @@ class Judge:
         shown: as for score()."""
         shown = evidence if shown is None else shown
         places = [(e.filename, e.page) for e in evidence]
+        if score.label == "uncertain":
+            return {"error_type": None, "critique": uncertain_note(evidence), "revised": None}
         if score.label == "supported":
             if score.conflict:  # one document says what the sentence says, another says otherwise
                 return stated_card(claim, score.conflict, places)
@@ -255,7 +260,7 @@ class Judge:
         if find_conflict(revised, evidence):
             return "conflict"
         p_raw = self.p_yes(revised, evidence, shown)
-        if self.calibrate(p_raw, signal_features(revised, evidence, p_raw)) < self.threshold:
+        if self.calibrate(p_raw, signal_features(revised, evidence, p_raw)) < self.band[1]:
             return "unsupported"
         return None
 

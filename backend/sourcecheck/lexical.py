@@ -1,7 +1,7 @@
 """Lexical search: SQLite FTS5's bm25() over the chunks' content words, in a file beside the Chroma store.
 
 Persisted and updated in place, so a process's first search reads nothing up front (a 100k-chunk library
-took 14 s to load into the in-memory index this replaced). The words are the ones text.content_words keeps;
+took 14 s to load into the in-memory index this replaced). The words are the ones words.content_words keeps;
 "3.5" and "35,000" stay one token (tokenchars), as they are for the rest of the pipeline.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from sourcecheck.text import content_words
+from sourcecheck.words import content_words
 
 SCHEMA = """
 PRAGMA journal_mode=WAL;

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from sourcecheck import folder_lock, records, store
 from sourcecheck.chunking import chunk_page
@@ -134,9 +135,10 @@ class Library:
             return self.get(doc_id)  # the server is stopping: left queued, resumed at the next start
         try:
             parsed = (read or (lambda: self._read(doc_id)))()
-            self._records.update(
-                doc_id, title=parsed.title, authors=parsed.authors, year=parsed.year, pages=len(parsed.pages)
-            )
+            guessed: dict[str, Any] = {"title": parsed.title, "authors": parsed.authors, "year": parsed.year}
+            if self._records.docs.get(doc_id, {}).get("zotero"):
+                guessed = {}  # a Zotero item's own title, creators and year (set_metadata) outrank page 1's
+            self._records.update(doc_id, pages=len(parsed.pages), **guessed)
             self._index_pages(doc_id, parsed.pages)
         except IndexUnreachable:
             raise  # nothing can be written to a server that does not answer: the caller tries again later
@@ -222,6 +224,12 @@ class Library:
 
     def list(self) -> list[Record]:
         return self._records.list()
+
+    def set_metadata(self, doc_id: str, **fields: Any) -> None:
+        """Metadata from where the document came from (a Zotero item's title, authors, year, doi and its "zotero"
+        keys), kept over what ingest reads from the PDF."""
+        self.get(doc_id)  # NotFound for a document that is gone
+        self._records.update(doc_id, **fields)
 
     def get(self, doc_id: str) -> Record:
         return self._records.get(doc_id)

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from sourcecheck.citations import strip_citations
 from sourcecheck.errors import PDFError, out_of_memory
 from sourcecheck.layout import hidden_spans, page_texts, tessdata, visible_blocks
-from sourcecheck.text import strip_citations
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
 _NAME = re.compile(r"[A-Z][\w'’.-]+(?:\s+(?:[A-Z]\.|[A-Z][\w'’-]+|van|von|de|der|da|del|di|le|la)){1,3}")

@@ -7,8 +7,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 
-from sourcecheck.quantities import STEM_LETTERS, near_stems, stems
-from sourcecheck.text import STOPWORDS
+from sourcecheck.words import STEM_LETTERS, STOPWORDS, near_stems, stems
 
 NEGATIONS = {
     "not",

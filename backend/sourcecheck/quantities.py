@@ -6,14 +6,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sourcecheck.text import TENS, WORD_NUMBERS, content_words, read_numbers
+from sourcecheck.numerals import read_numbers
+from sourcecheck.words import content_words, near_stems
 
-# A word cut to its first five letters: "grades" and "grade", "significantly" and "significant",
-# "mobilisation" and "mobilization" meet, while words of different meaning rarely share five letters.
-STEM_LETTERS = 5
-
-# What a number is about: the words on either side of it ("95 days after sowing"), and the first word after it.
-NEAR = 45  # characters on either side of a value whose words say what it is about: a few words each side
+# What a number is about: the words on either side of it ("95 days after sowing": words.near_stems), and the first
+# word after it.
 UNIT_CHARS = 40  # characters after a value searched for its unit word: far enough to pass a spread or a range
 # ("3.8 ± 1.2 cm", "5 to 15 years"), short enough not to reach the next clause's noun
 HEDGE_CHARS = 25  # characters before a value kept to look for a hedge: room for two words, long ones included
@@ -26,7 +23,7 @@ HEDGE_WORDS = 2  # the last words before a value that may hedge it: "about 35,00
 HEDGED_TOLERANCE = 0.15  # share of the larger value a hedged claimed value may be off
 ROUNDING_TOLERANCE = 0.02  # share of the larger value a plain claimed value may be off
 
-# When two values count the same thing: the stems around both (NEAR) they have in common.
+# When two values count the same thing: the stems around both (words.NEAR) they have in common.
 SAME_THING_WORDS = 2  # two shared stems: one ("patients", "study") is shared by most values of a paper
 OTHER_UNIT_WORDS = 3  # one more for counts followed by different words ("108 pituitary adenomas" and "5 other
 # adenomas" count different things)
@@ -80,7 +77,7 @@ class Stated:
 
 @lru_cache(maxsize=256)
 def find_numbers(text: str) -> tuple[Stated, ...]:
-    """The numbers a text states (text.read_numbers), with their unit word and the words before and around them.
+    """The numbers a text states (numerals.read_numbers), with their unit word and the words before and around them.
     The last texts read are kept: the conflict rules and the value swaps read the same claim and quotes in one check
     (a claim that runs on with thousands of numbers was read twice over)."""
     return tuple(
@@ -94,21 +91,6 @@ def find_numbers(text: str) -> tuple[Stated, ...]:
         )
         for n in read_numbers(text)
     )
-
-
-def stems(text: str) -> set[str]:
-    """Content words cut to STEM_LETTERS, numbers left out: "grades" and "grade", "significantly" and
-    "significant" meet."""
-    return (
-        {w[:STEM_LETTERS] for w in content_words(text) if not any(ch.isdigit() for ch in w)}
-        - set(WORD_NUMBERS)
-        - set(TENS)
-    )
-
-
-def near_stems(text: str, start: int, end: int) -> frozenset[str]:
-    """The stems of the words within NEAR characters of text[start:end] (a value, a direction word)."""
-    return frozenset(stems(text[max(0, start - NEAR) : start] + " " + text[end : end + NEAR]))
 
 
 def _next_word(text: str, at: int) -> str:

@@ -20,7 +20,8 @@ conflict on the development half, so only numbers are swapped; names stay an eva
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from sourcecheck.conflict import Conflict, EvidenceItem, Stated, find_numbers, put_value, same_value
+from sourcecheck.conflict import Conflict, EvidenceItem, put_value
+from sourcecheck.quantities import Stated, find_numbers, same_value
 
 # A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
 # a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (measured on

@@ -7,6 +7,7 @@ from typing import Any
 LABELS = {
     "contradicted": "Contradicted by your sources",
     "unsupported": "Not supported by your sources",
+    "uncertain": "Not sure: check it yourself",
     "supported": "Supported by your sources",
     "skipped": "Not a factual claim",
     "unchecked": "Not checked (the check was stopped first)",
@@ -22,6 +23,7 @@ ERROR_TYPES = {
 COUNTS = (
     ("contradicted", "contradicted"),
     ("unsupported", "not supported"),
+    ("uncertain", "not sure"),
     ("supported", "supported"),
     ("skipped", "skipped"),
     ("unchecked", "not checked"),
@@ -54,16 +56,18 @@ def markdown(result: Mapping[str, Any], title: str = "", url: str = "", checked_
     if checked_at:
         lines.append(f"- Checked: {checked_at}")
     counts = ", ".join(f"{labels.count(k)} {name}" for k, name in COUNTS if labels.count(k))
-    p_all = (result.get("summary") or {}).get("p_all_supported")
-    lines += [
-        f"- Result: {counts}" + (f" · P(all supported) {percent(p_all)}" if isinstance(p_all, (int, float)) else ""),
-        "",
-    ]
+    # the grades, not Π p_supported: ten sentences at 0.6 give 0.6 %, which reads as the opposite of the grades
+    lines.append(f"- Result: {counts}")
+    if (result.get("summary") or {}).get("calibrated") is False:
+        lines.append("- Judge: not calibrated; its grades use the default model's scale (`sourcecheck calibrate`)")
+    lines.append("")
     for n, (s, label) in enumerate(zip(result["sentences"], labels), start=1):
         v = verdicts.get(s["index"]) or {}
         head = f"## {n}. {LABELS.get(label, label)}"
-        # the number only where it agrees with the label (supported at 50 % or more), as on the card
-        if isinstance(v.get("p_supported"), (int, float)) and (label == "supported") == (v["p_supported"] >= 0.5):
+        # the number only where it agrees with the label (supported at 50 % or more), and always for an uncertain
+        # one, whose number is the point (as on the card)
+        p = v.get("p_supported")
+        if isinstance(p, (int, float)) and (label == "uncertain" or (label == "supported") == (p >= 0.5)):
             head += f" · P(supported) {percent(v['p_supported'])}"
         lines += [head, "", quoted(s["text"]), ""]
         if v.get("error_type"):

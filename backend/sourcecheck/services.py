@@ -6,13 +6,17 @@ import logging
 import queue
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sourcecheck import calibration
+from sourcecheck.calibrate import Progress, calibrate
 from sourcecheck.embeddings import make_embedding_function
-from sourcecheck.errors import IndexUnreachable
+from sourcecheck.errors import IndexUnreachable, SourcecheckError
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
-from sourcecheck.llm import Model, load_model
+from sourcecheck.llm import load_model
+from sourcecheck.llm.base import Model
 from sourcecheck.parser import IsolatedParser
 from sourcecheck.security import Guard
 
@@ -50,6 +54,8 @@ class Services:
         self._library = self._model = self._judge = self._guard = None
         self._queue = None
         self._parser = self._checker = None
+        self._calibrating = Progress()
+        self._stop_calibrating = threading.Event()
 
     def guard(self) -> Guard:
         with self._lock:
@@ -86,8 +92,59 @@ class Services:
         model = self.model()
         with self._lock:
             if self._judge is None:
-                self._judge = Judge(model, sensitivity=self.settings["SENSITIVITY"])
+                self._judge = Judge(model, sensitivity=self.settings["SENSITIVITY"], calibrations=self.calibrations())
             return self._judge
+
+    def calibrations(self) -> str:
+        """The folder of the judges' own calibrations: beside the models they belong to."""
+        return str(Path(self.settings["MODELS_DIR"]) / "calibrations")
+
+    def calibration(self) -> tuple[dict[str, Any], bool]:
+        """(the scale the configured judge judges by, whether it was fitted for this judge): calibration.for_judge."""
+        return calibration.for_judge(self.model().judge_id(), self.calibrations())
+
+    def calibration_status(self) -> dict[str, Any]:
+        calibrated = self.calibration()[1]
+        with self._lock:
+            return {**self._calibrating.to_dict(), "calibrated": calibrated}
+
+    def start_calibration(self, limit: int | None = None) -> threading.Thread | None:
+        """Calibrate the configured judge in the background (calibrate.py), unless that is running already; a
+        check meanwhile waits its turn for the model. When it is done, the judge works on its new scale."""
+        judge = self.judge()
+        with self._lock:
+            if self._calibrating.state == "running":
+                return None
+            self._calibrating = Progress("running")
+            self._stop_calibrating.clear()
+
+        def report(progress: Progress) -> None:
+            with self._lock:
+                self._calibrating = Progress(**progress.to_dict())
+
+        def work() -> None:
+            try:
+                found = calibrate(judge, limit, report, self._stop_calibrating.is_set)
+                calibration.save(found, self.calibrations())
+                with self._lock:
+                    self._judge = None  # the next check judges on the new scale
+                    self._calibrating.state, self._calibrating.eta_s = "done", 0.0
+            except SourcecheckError as e:
+                with self._lock:
+                    self._calibrating.state = "cancelled" if e.code == "cancelled" else "failed"
+                    self._calibrating.error = e.to_dict()
+            except Exception as e:  # noqa: BLE001 - reported in the status, in the one error shape
+                log.exception("calibration failed")
+                with self._lock:
+                    self._calibrating.state = "failed"
+                    self._calibrating.error = {"code": "internal_error", "message": str(e) or type(e).__name__}
+
+        thread = threading.Thread(target=work, name="sourcecheck-calibrate", daemon=True)
+        thread.start()
+        return thread
+
+    def cancel_calibration(self) -> None:
+        self._stop_calibrating.set()
 
     def queue_ingest(self, doc_id: str) -> None:
         """Ingest in the background, one document at a time (embedding already uses every core)."""

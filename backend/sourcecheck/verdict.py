@@ -1,8 +1,10 @@
 """The one place that decides a sentence's verdict: its label, each evidence item's stance, and what its card can
 state from the data alone. Pure: the judge computes the score and finds the conflicts, this decides."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sourcecheck.calibration import grade
 from sourcecheck.conflict import Conflict, Disagreement, corrected, describe
 
 # FAVA's type for each kind of conflict conflict.py finds
@@ -18,7 +20,7 @@ CONFLICT_TYPES = {
 
 @dataclass(frozen=True)
 class Verdict:
-    label: str  # supported | contradicted | unsupported
+    label: str  # supported | uncertain | unsupported | contradicted
     stances: list[str]  # one per evidence item, in the evidence's order: supports | refutes | related
     # what the card states from the data: the conflict of a contradicted sentence, the documents' disagreement
     # on a supported one; None otherwise
@@ -26,16 +28,22 @@ class Verdict:
 
 
 def decide(
-    p: float, threshold: float, conflict: Conflict | None, disagreement: Disagreement | None, n_evidence: int
+    p: float,
+    band: Sequence[float],
+    conflict: Conflict | None,
+    disagreement: Disagreement | None,
+    n_evidence: int,
 ) -> Verdict:
     """Red only for a conflict found in the sources, whatever P(supported) says (the model says Yes to sentences
-    close to the excerpts, docs/quality.md); otherwise supported at the threshold or above, unsupported below."""
+    close to the excerpts, docs/quality.md); otherwise by the judge's band (calibration.grade): supported at its
+    high edge or above, uncertain inside it, unsupported below it."""
     stances = ["related"] * n_evidence
     if conflict is not None:
         stances[conflict.evidence] = "refutes"
         return Verdict("contradicted", stances, conflict)
-    if p < threshold:
-        return Verdict("unsupported", stances, None)
+    label = grade(p, band)
+    if label != "supported":
+        return Verdict(label, stances, None)
     if disagreement is not None:  # the card shows both documents
         stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
     elif n_evidence:

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibration import calibrated
+from sourcecheck.calibration import calibrated, sigmoid
+from sourcecheck.calibration import fit_logistic as logistic
 
 from sourcecheck_eval import metrics
 from sourcecheck_eval.align import items, score_view
@@ -49,7 +50,7 @@ def units(
     grounded or sentence where the set labels sentences, else response."""
     out = []
     for record, result in data[name]:
-        out.append((record, result, items(record, result, lambda p, f: calibrated(p, f, calibration), threshold)[0]))
+        out.append((record, result, items(record, result, lambda p, f: scored(p, f, calibration), threshold)[0]))
     views = {view for _, _, us in out for view, _ in us}
     view = next((v for v in ("grounded", "sentence") if v in views), "response")
     return [(record, result, [u for v, u in us if v == view]) for record, result, us in out], view
@@ -91,7 +92,7 @@ def score_items(
             if us and us[0]["y"] == 1:
                 mine += [(v["features"], 1) for v in verdicts]
             elif us and verdicts:
-                weakest = min(verdicts, key=lambda v: calibrated(v["p_raw"], v["features"], calibration))
+                weakest = min(verdicts, key=lambda v: scored(v["p_raw"], v["features"], calibration))
                 mine.append((weakest["features"], 0))
         rows += [(f, y, 1.0 / len(mine)) for f, y in mine]
     return rows
@@ -122,11 +123,19 @@ def stance_items(
     return rows
 
 
+def scored(p: float, features: Mapping[str, float] | None, calibration: Mapping[str, Any]) -> float:
+    """P(supported) under a calibration: a logistic model over the judge's signals ({"weights", "bias"}, what this
+    module fits, the consistency + factuality paper's way), else the product's Platt map."""
+    if "weights" in calibration and features is not None:
+        return sigmoid(calibration["bias"] + sum(w * features[n] for n, w in calibration["weights"].items()))
+    return calibrated(p, calibration)
+
+
 def fit_logistic(rows: Iterable[tuple[Mapping[str, float], int, float]], features: Sequence[str]) -> dict[str, Any]:
     X = np.array([[f[n] for n in features] for f, _, _ in rows])
     y = np.array([y for _, y, _ in rows], dtype=float)
     w = np.array([w for _, _, w in rows])
-    coef, bias = metrics.fit_logistic(X, y, w * len(w) / w.sum(), l2=L2)
+    coef, bias = logistic(X, y, w * len(w) / w.sum(), l2=L2)
     return {"weights": {n: round(float(c), 4) for n, c in zip(features, coef)}, "bias": round(float(bias), 4)}
 
 
@@ -176,7 +185,7 @@ def fit_calibration(
     if not score_rows:
         return None
     fitted = fit_score(data, names, score_rows)
-    if current.get("sensitivity"):  # tuned separately, on the product-shaped set (head.py)
-        fitted["sensitivity"] = current["sensitivity"]
+    if current.get("bands"):  # placed separately, across kinds (calibration.fit, operating.py)
+        fitted["bands"] = current["bands"]
     fitted["fitted_on"] = f"{', '.join(names)}: {sum(len(data[n]) for n in names)} records (fitting.py)"
     return {"calibration": fitted, "per_set": per_set}

@@ -29,7 +29,7 @@ from sourcecheck.reading import ALIGNED, MAX_SWAPS, Swap, swap
 if TYPE_CHECKING:
     from sourcecheck.conflict import EvidenceItem
     from sourcecheck.evidence import EvidenceBlock
-    from sourcecheck.llm import Model
+    from sourcecheck.llm.base import Model
 
 PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
 READING = ("numbers", "names", "off")
@@ -49,6 +49,8 @@ NAME_SHAPES = {
 class LabScore(Score):
     # the model's hidden state at its answer (numpy float32; a decomposed sentence's is its weakest claim's), when read
     state: Any = None
+    # the sentence's evidence as the judge read it, most relevant last: what a calibration set replays (calibrate.py)
+    evidence: list[dict[str, Any]] | None = None
 
 
 class LabJudge(Judge):
@@ -119,7 +121,11 @@ class LabJudge(Judge):
     ) -> LabScore:
         found = super().score(claim, evidence, decompose, shown, sensitivity, also)
         state = self.state_of.get(_key(claim, evidence, evidence if shown is None else shown, decompose))
-        return LabScore(**{f.name: getattr(found, f.name) for f in fields(found)}, state=state)
+        kept = [
+            {"passage": e.passage, "quote": e.quote, "filename": e.filename, "page": e.page, "relevance": e.relevance}
+            for e in evidence
+        ]
+        return LabScore(**{f.name: getattr(found, f.name) for f in fields(found)}, state=state, evidence=kept)
 
     def swaps(self, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
         if self.reading == "off":

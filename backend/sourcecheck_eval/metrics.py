@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sourcecheck.calibration import sigmoid
 
 
 def _arrays(*xs: npt.ArrayLike) -> list[np.ndarray]:
@@ -178,33 +177,6 @@ def cross_validated_accuracy(y: npt.ArrayLike, p: npt.ArrayLike, folds: int = 5,
         theta, _ = best_threshold(y[fold != k], p[fold != k])
         pred[fold == k] = predict(p[fold == k], theta)  # type: ignore[arg-type]  # each fold trains on items
     return balanced_accuracy(y, pred)
-
-
-def fit_logistic(
-    X: npt.ArrayLike,
-    y: Sequence[float] | np.ndarray,
-    weights: npt.ArrayLike | None = None,
-    l2: float = 1e-3,
-    iterations: int = 100,
-) -> tuple[list[float], float]:
-    """Weighted logistic regression by Newton steps: (coefficients, bias) with P(y=1) = σ(X·coef + bias).
-
-    A small L2 penalty (on coefficients and bias) keeps them finite when the classes are separable.
-    """
-    X = np.asarray(X, dtype=float).reshape(len(y), -1)
-    y = _arrays(y)[0]
-    w = np.ones(len(y)) if weights is None else _arrays(weights)[0]
-    A = np.column_stack([X, np.ones(len(y))])
-    theta = np.zeros(A.shape[1])
-    for _ in range(iterations):
-        q = sigmoid(A @ theta)
-        grad = A.T @ (w * (q - y)) + l2 * theta
-        hess = (A * (w * q * (1 - q))[:, None]).T @ A + l2 * np.eye(A.shape[1])
-        step = np.linalg.solve(hess, grad)
-        theta = theta - step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    return [float(c) for c in theta[:-1]], float(theta[-1])
 
 
 def summarize(

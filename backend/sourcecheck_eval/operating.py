@@ -1,161 +1,165 @@
-"""One operating point for every kind of text: calibration.json fitted on all development sets at once.
+"""Operating points that hold across kinds of text: the judge's scale and bands fitted on every kind's development
+data at once (calibration.fit, each kind weighing the same), and each kind reported under a fit that did not see it.
 
-The judge's P(Yes) ranks sentences about as well on chat answers about abstracts, about full papers and on the
-public benchmarks, but the threshold that separates them best moves by more than a logit from one set to the next
-(docs/quality.md). A threshold tuned on one set is wrong on the others. So the Platt scaling σ(a·logit P(Yes) + b)
-is fitted on every development set together, each set weighing the same and, within a set, its supported and
-unsupported sentences weighing the same: then 0.5 is the balanced point of every set on average, the default
-sensitivity flags below 0.5, and the probability a card shows agrees with its label. Each set is reported under
-the fit on the others (leave one set out), the situation of a kind of text nobody tuned on.
+Kinds: each public set, chat answers about abstracts (chatpdfs) and about full papers (fullpapers). A development
+set is scored under the fit on the other kinds; a held-out half (chatpdfs-test, fullpapers-test) under the fit on
+all development data, which is the one shipped.
 
-    python -m sourcecheck_eval.operating tests/data/features/*.npz [--out calibration.json]
+    python -m sourcecheck_eval.operating RUN_DIR... [--features tests/data/features/X.npz ...] [--out calibration.json]
+
+RUN_DIR: a `sourcecheck eval` output folder (its predictions.jsonl); an .npz features file stands in for a set no run
+has scored yet. What each grade means per kind: the table printed (docs/quality.md keeps it).
 """
+
+from __future__ import annotations
 
 import argparse
 import json
-import math
-import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibration import logit, sigmoid
+from sourcecheck.calibration import fit, grade, platt
 
 from sourcecheck_eval import metrics
 
-L2 = 1e-2  # a few hundred sentences per fit: keep a and b near where the data puts them
-HELD_OUT = ("-test",)  # held-out halves (chatpdfs-test, fullpapers-test) are never fitted on
-RELAXED_TRUE_FLAGGED = 0.05  # relaxed flags at most this share of true sentences (mean over the sets)
-STRICT_ERRORS_CAUGHT = 0.85  # strict catches at least this share of errors (mean over the sets)
+HELD_OUT = "-test"  # halves never fitted on
+RESAMPLES = 1000
 
 
-def load(paths: Iterable[str | Path]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{set name: (y, logit P(Yes))} from features files (head.py export)."""
-    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for path in paths:
+def kind_of(name: str) -> str:
+    """The kind a set belongs to: a product set's halves are one kind."""
+    return name.removesuffix("-dev").removesuffix(HELD_OUT)
+
+
+def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dict[str, list[dict[str, Any]]]:
+    """{set name: [{"record", "y", "p_raw", "conflict"}]}: sentence units of eval runs (predictions.jsonl), and of
+    features files for sets the runs lack."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        for line in Path(run, "predictions.jsonl").read_text().splitlines():
+            u = json.loads(line)
+            if u.get("view") == "sentence" and u.get("y") is not None:
+                out.setdefault(u["dataset"], []).append(
+                    {"record": u["record"], "y": int(u["y"]), "p_raw": u["p_raw"], "conflict": bool(u.get("conflict"))}
+                )
+    for path in features:
+        name = Path(path).stem
+        if name in out:
+            continue
         d = np.load(path)
-        out[Path(path).stem] = (d["y"].astype(float), logit(d["p_raw"].astype(float)))
+        out[name] = [
+            {"record": str(r), "y": int(y), "p_raw": float(p), "conflict": bool(c)}
+            for r, y, p, c in zip(d["record"], d["y"], d["p_raw"], d["conflict"])
+        ]
     return out
 
 
-def fit(sets: Iterable[tuple[np.ndarray, np.ndarray]]) -> tuple[float, float]:
-    """(a, b) of σ(a·x + b) on the weighted log-loss (metrics.fit_logistic): sets equal, classes equal within each."""
-    xs, ys, ws = [], [], []
-    for y, x in sets:
-        n_pos, n_neg = max(1, int(y.sum())), max(1, int((1 - y).sum()))
-        ws.append(np.where(y == 1, 0.5 / n_pos, 0.5 / n_neg))
-        xs.append(x)
-        ys.append(y)
-    w = np.concatenate(ws)
-    (a,), b = metrics.fit_logistic(np.concatenate(xs)[:, None], np.concatenate(ys), w / w.sum(), L2)
-    return a, b
+def fitted(data: Mapping[str, list[dict[str, Any]]], leave_out: str | None = None) -> dict[str, Any]:
+    """calibration.fit on the development sets, without the kind named leave_out."""
+    units = [
+        (u, kind_of(n)) for n, us in data.items() if not n.endswith(HELD_OUT) and kind_of(n) != leave_out for u in us
+    ]
+    return fit([u["p_raw"] for u, _ in units], [u["y"] for u, _ in units], [k for _, k in units])
 
 
-def scores(y: np.ndarray, p: np.ndarray, threshold: float = 0.5) -> dict[str, Any]:
-    flagged = p < threshold
+def marks(units: list[dict[str, Any]], calibration: Mapping[str, Any], sensitivity: str = "balanced") -> list[str]:
+    """What the user sees for each unit: red for a found conflict, else the grade of its calibrated p."""
+    band = calibration["bands"][sensitivity]
+    return [
+        "contradicted" if u["conflict"] else grade(platt(u["p_raw"], calibration["a"], calibration["b"]), band)
+        for u in units
+    ]
+
+
+def figures(units: list[dict[str, Any]], seen: list[str]) -> dict[str, float | None]:
+    y = np.array([u["y"] for u in units])
+    m = np.array(seen)
+    true, wrong = y == 1, y == 0
+    flagged = np.isin(m, ("contradicted", "unsupported"))
+
+    def share(mask: np.ndarray, of: np.ndarray) -> float | None:
+        return float(mask[of].mean()) if of.any() else None
+
     return {
-        "n": int(len(y)),
-        "balanced_accuracy": metrics.balanced_accuracy(list(y.astype(int)), list((~flagged).astype(int))),
-        "ece": metrics.expected_calibration_error(list(y.astype(int)), list(p)),
-        "auroc": metrics.auroc(list(y.astype(int)), list(p)),
-        "true_flagged": float(flagged[y == 1].mean()) if (y == 1).any() else None,
-        "errors_caught": float(flagged[y == 0].mean()) if (y == 0).any() else None,
+        "true_red": share(m == "contradicted", true),
+        "true_flagged": share(flagged, true),
+        "true_uncertain": share(m == "uncertain", true),
+        "errors_marked": share(m != "supported", wrong),
+        "errors_flagged": share(flagged, wrong),
+        "ba_flagged": metrics.balanced_accuracy(list(y), list((~flagged).astype(int))),
+        "auroc": metrics.auroc(list(y), [u["p_raw"] for u in units]),
     }
 
 
-def best_threshold(y: np.ndarray, x: np.ndarray) -> tuple[float, float]:
-    """The logit P(Yes) that separates a set's classes best (balanced accuracy): how far apart the sets' best
-    thresholds lie says how much one operating point must give up somewhere."""
-    cuts = np.unique(x)
-    ba = [((x[y == 1] >= c).mean() + (x[y == 0] < c).mean()) / 2 for c in cuts]
-    return float(cuts[int(np.argmax(ba))]), float(max(ba))
+def report(units: list[dict[str, Any]], calibration: Mapping[str, Any], sensitivity: str = "balanced") -> dict:
+    """figures() with 95 % bootstrap intervals over records (a record's sentences move together)."""
+    seen = marks(units, calibration, sensitivity)
+    point = figures(units, seen)
+    records = sorted({u["record"] for u in units})
+    by_record = {r: [i for i, u in enumerate(units) if u["record"] == r] for r in records}
+    rng = np.random.default_rng(0)
+    draws: dict[str, list[float]] = {k: [] for k in point}
+    for _ in range(RESAMPLES):
+        idx = [i for r in rng.choice(records, len(records)) for i in by_record[r]]
+        for k, v in figures([units[i] for i in idx], [seen[i] for i in idx]).items():
+            if v is not None:
+                draws[k].append(v)
+    return {
+        "n": len(units),
+        "errors": sum(u["y"] == 0 for u in units),
+        **{
+            k: (v, *(np.quantile(draws[k], [0.025, 0.975]).tolist() if draws[k] else (None, None)))
+            for k, v in point.items()
+        },
+    }
 
 
-def leave_one_set_out(data: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, dict[str, Any]]:
-    """Each set scored under the fit on the other development sets; a held-out half under the fit on all."""
-    dev = [n for n in data if not n.endswith(HELD_OUT)]
-    out: dict[str, dict[str, Any]] = {}
-    for name, (y, x) in data.items():
-        a, b = fit([data[n] for n in dev if n != name])
-        out[name] = {**scores(y, sigmoid(a * x + b)), "fit_on": [n for n in dev if n != name]}
-    return out
+def table(data: Mapping[str, list[dict[str, Any]]], sensitivity: str = "balanced") -> tuple[str, dict[str, Any]]:
+    """The Markdown table of every set under a fit that did not see it, and the fit on all development data."""
+    everything = fitted(data)
+    cols = ("true_red", "true_flagged", "true_uncertain", "errors_marked", "errors_flagged", "ba_flagged", "auroc")
+    lines = [
+        "| set | n (errors) | fit on | band | " + " | ".join(c.replace("_", " ") for c in cols) + " |",
+        "| --- |" + " --- |" * (3 + len(cols)),
+    ]
+    for name, units in data.items():
+        held = name.endswith(HELD_OUT)
+        calibration = everything if held else fitted(data, kind_of(name))
+        r = report(units, calibration, sensitivity)
+        band = calibration["bands"][sensitivity]
+        cells = [_cell(r[c]) for c in cols]
+        fit_on = "all dev" if held else f"all but {kind_of(name)}"
+        lines.append(
+            f"| {name} | {r['n']} ({r['errors']}) | {fit_on} | {band[0]:.2f}–{band[1]:.2f} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return "\n".join(lines), everything
 
 
-def sensitivity(data: Mapping[str, tuple[np.ndarray, np.ndarray]], a: float, b: float) -> dict[str, float]:
-    """relaxed and strict around the balanced 0.5: the highest threshold whose mean share of true sentences flagged
-    is at most RELAXED_TRUE_FLAGGED, the lowest whose mean share of errors caught is at least STRICT_ERRORS_CAUGHT."""
-    dev = [data[n] for n in data if not n.endswith(HELD_OUT)]
-    grid = np.round(np.arange(0.01, 1.0, 0.005), 4)
-
-    def mean_share(t: float, label: int) -> float:
-        return np.mean([(sigmoid(a * x + b)[y == label] < t).mean() for y, x in dev if (y == label).any()])
-
-    relaxed = max([t for t in grid if t <= 0.5 and mean_share(t, 1) <= RELAXED_TRUE_FLAGGED], default=0.01)
-    strict = min([t for t in grid if t >= 0.5 and mean_share(t, 0) >= STRICT_ERRORS_CAUGHT], default=0.99)
-    return {"relaxed": float(relaxed), "balanced": 0.5, "strict": float(strict)}
+def _cell(v: tuple) -> str:
+    point, low, high = v
+    if point is None:
+        return "–"
+    return f"{100 * point:.1f} [{100 * low:.0f}–{100 * high:.0f}]"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m sourcecheck_eval.operating", description=__doc__.split("\n")[0])
-    p.add_argument("features", nargs="+", help="features files (.npz), one per set (head.py export)")
-    p.add_argument("--out", help="write the fitted calibration here (e.g. backend/sourcecheck/calibration.json)")
-    p.add_argument("--shipped", action="store_true", help="first score the shipped calibration.json as it is")
+    p.add_argument("runs", nargs="*", help="`sourcecheck eval` output folders")
+    p.add_argument("--features", nargs="*", default=(), help=".npz features files for sets no run has scored")
+    p.add_argument("--sensitivity", default="balanced", choices=("relaxed", "balanced", "strict"))
+    p.add_argument("--out", help="write the calibration fitted on all development data here")
     args = p.parse_args(argv)
-    data = load(args.features)
-    if args.shipped:
-        from sourcecheck.calibration import load as load_calibration
-
-        cal = load_calibration()
-        t = cal["sensitivity"]["balanced"]
-        print(f"shipped: a {cal['a']}, b {cal['b']}, balanced threshold {t}")
-        print("| set | BA | ECE | true flagged | errors caught |\n| --- |" + " --- |" * 4)
-        for name, (y, x) in data.items():
-            s = scores(y, sigmoid(cal["a"] * x + cal["b"]), t)
-            print(
-                f"| {name} | {100 * s['balanced_accuracy']:.1f} | {100 * s['ece']:.1f} | {_pct(s['true_flagged'])} "
-                f"| {_pct(s['errors_caught'])} |"
-            )
-    dev = [n for n in data if not n.endswith(HELD_OUT)]
-    a, b = fit([data[n] for n in dev])
-    print(f"fitted on {', '.join(dev)}: a {a:.4f}, b {b:.4f}")
-    print(
-        "| set | n | fit on | BA @0.5 | ECE | AUROC | true flagged | errors caught | best logit θ (BA there) |\n"
-        "| --- |" + " --- |" * 8
-    )
-    for name, s in leave_one_set_out(data).items():
-        fit_on = "the others" if name in dev else "all dev"
-        theta, best = best_threshold(*data[name])
-        print(
-            f"| {name} | {s['n']} | {fit_on} | {100 * s['balanced_accuracy']:.1f} | {100 * s['ece']:.1f} "
-            f"| {100 * s['auroc']:.1f} | {_pct(s['true_flagged'])} | {_pct(s['errors_caught'])} "
-            f"| {theta:.2f} ({100 * best:.1f}) |"
-        )
-    levels = sensitivity(data, a, b)
-    print("sensitivity:", levels)
+    text, everything = table(load(args.runs, args.features), args.sensitivity)
+    print(text)
+    print("fitted on all development data:", json.dumps(everything))
     if args.out:
-        Path(args.out).write_text(
-            json.dumps(
-                {
-                    "a": round(a, 4),
-                    "b": round(b, 4),
-                    "sensitivity": levels,
-                    "fitted_on": f"Platt on {', '.join(dev)} (features of the current pipeline, tests/data/features), "
-                    "each set weighing the same and its supported and unsupported sentences the same, so that "
-                    "0.5 is the balanced point (sourcecheck_eval/operating.py)",
-                    "sensitivity_fitted_on": f"relaxed flags at most {RELAXED_TRUE_FLAGGED:.0%} of true sentences, "
-                    "strict "
-                    f"catches {STRICT_ERRORS_CAUGHT:.0%} of errors (means over the same sets)",
-                }
-            )
-            + "\n"
-        )
+        Path(args.out).write_text(json.dumps(everything, indent=1) + "\n")
     return 0
 
 
-def _pct(v: float | None) -> str:
-    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f}"
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

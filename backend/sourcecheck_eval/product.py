@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pymupdf
-from sourcecheck.text import content_words, sentence_texts
+from sourcecheck.sentences import sentence_texts
+from sourcecheck.words import content_words
 
 from sourcecheck_eval.papers import pdf_path
 
@@ -189,7 +190,7 @@ def ablation(
     of the sentence's words are in its evidence), red for a found conflict, then the tuned threshold."""
     from sourcecheck.calibration import calibrated
 
-    plain = [{**u, "p": calibrated(u["p_raw"], None, calibration)} for u in units]
+    plain = [{**u, "p": calibrated(u["p_raw"], calibration)} for u in units]
     before = [{**u, "conflict": u.get("features", {}).get("overlap", 0) >= 0.6} for u in plain]
     return {
         "P(Yes) calibrated @0.5, red = word overlap ≥ 60 % (before)": user_view(before, 0.5, override=False),
@@ -210,7 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(prog="python -m sourcecheck_eval.product", description=main.__doc__)
     p.add_argument("predictions")
-    p.add_argument("--sensitivity", default="balanced", help="whose threshold (calibration.json) the last row uses")
+    p.add_argument(
+        "--sensitivity", default="balanced", help="whose band's low edge (calibration.json) the last row uses"
+    )
     p.add_argument("--threshold", type=float, help="the last row's threshold instead of the sensitivity's")
     args = p.parse_args(argv)
     calibration = load()
@@ -224,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "| settling passage first |\n" + "|" + " --- |" * 8
     )
     for name, us in sorted(units.items()):
-        threshold = args.threshold or calibration.get("sensitivity", {}).get(args.sensitivity, 0.5)
+        threshold = args.threshold or calibration["bands"][args.sensitivity][0]
         rows = ablation(us, calibration, threshold, args.sensitivity)
         for row, v in rows.items():
             print(
@@ -233,8 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{fmt(v['conflicts_red'])} | {fmt(v['settling_first'])} |"
             )
     for name, us in sorted(units.items()):
-        threshold = args.threshold or calibration.get("sensitivity", {}).get(args.sensitivity, 0.5)
-        plain = [{**u, "p": calibrated(u["p_raw"], None, calibration)} for u in us]
+        threshold = args.threshold or calibration["bands"][args.sensitivity][0]
+        plain = [{**u, "p": calibrated(u["p_raw"], calibration)} for u in us]
         print(
             f"{name} @{threshold:.4g}, 95 % intervals over answers: "
             + ", ".join(f"{k} [{fmt(a)}, {fmt(b)}]" for k, (a, b) in intervals(plain, threshold).items())

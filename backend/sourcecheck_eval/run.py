@@ -3,7 +3,7 @@
 Each record's sources go into a fresh in-memory Library (same chunking, embedding and hybrid retrieval
 as a user's library), then check_text() checks the record's text exactly as the API would. Only the
 raw model scores (and the judge's signals) are cached; labels, calibration and thresholds are applied
-when scoring, so a new calibration.json or THRESHOLD needs no new model run.
+when scoring, so a new calibration.json needs no new model run.
 
 Over 300 lines: one command read top to bottom (sample, check, cache, score, fit, write); the scoring, fitting and
 writing it calls live in metrics.py, fitting.py and report.py.
@@ -34,7 +34,7 @@ from sourcecheck_eval.report import write_outputs
 if TYPE_CHECKING:  # annotations only: the library and the models are imported where they are used
     from sourcecheck.chunks import Embed
     from sourcecheck.judge import Score
-    from sourcecheck.llm import Model
+    from sourcecheck.llm.base import Model
 
 # Source files whose changes can change a raw score: part of the cache key (sourcecheck's, then EVAL_FILES).
 FINGERPRINT_FILES = (
@@ -55,7 +55,10 @@ FINGERPRINT_FILES = (
     "lexical.py",
     "layout.py",
     "chunking.py",
-    "text.py",
+    "sentences.py",
+    "citations.py",
+    "numerals.py",
+    "words.py",
     "embeddings.py",
     "pdf.py",
     "llm/base.py",
@@ -139,6 +142,7 @@ def run_record(
                 if source and source.strip():
                     library.add_text(f"source {i}", [source], filename=f"source{i}.txt")
         indexed = time.monotonic()
+        chunks = library.counts()["chunks"]
         scores: dict[int, Score] = {}  # what each verdict's p came from: its raw score, signals and state
         got = collect(
             check_text(
@@ -156,6 +160,7 @@ def run_record(
         for v in got["verdicts"]:
             score = scores[v["index"]]
             state = getattr(score, "state", None)  # a LabScore's
+            read = getattr(score, "evidence", None)
             verdicts.append(
                 {
                     "index": v["index"],
@@ -166,6 +171,7 @@ def run_record(
                     "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
                     **({k: v[k] for k in ("error_type", "critique", "revised")} if options.critique else {}),
                     **({"state": pack_state(state)} if state is not None else {}),
+                    **({"read": read} if read is not None else {}),
                 }
             )
         return {
@@ -173,6 +179,7 @@ def run_record(
             "sentences": got["sentences"],
             "verdicts": verdicts,
             "error": None,
+            "chunks": chunks,  # how long the sources are: a property a calibration may read
             "index_s": round(indexed - started, 3),
             "check_s": round(time.monotonic() - indexed, 3),
         }
@@ -257,10 +264,9 @@ def evaluate(
         prompt_evidence=prompt_evidence,
         reading=reading,
         states=True,
-        threshold=settings["THRESHOLD"] or None,
         sensitivity=settings["SENSITIVITY"],
     )
-    threshold = judge.threshold  # what users get, unless the THRESHOLD setting says otherwise
+    threshold = judge.band[0]  # "flagged" is amber or red, as users see it: below the band's low edge
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
     options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique)
     key = rescore or fingerprint(settings, options, model, prompt_evidence, reading)
@@ -268,8 +274,7 @@ def evaluate(
         "fingerprint": key,
         "rescored": bool(rescore),
         "settings": {
-            k: settings[k]
-            for k in ("BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD")
+            k: settings[k] for k in ("BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS")
         },
         "threshold": threshold,
         "options": {**asdict(options), "prompt_evidence": prompt_evidence, "reading": reading},

@@ -48,8 +48,8 @@
       try {
         const c = await client();
         if (!c.token) throw new A.BackendError({ code: "not_paired", status: 401 }, c.baseUrl);
-        const { sensitivity } = await S.load(B.get);
-        await c.check(msg.text, { onEvent: emit, signal: abort.signal, options: { sensitivity } });
+        const { sensitivity, collection } = await S.load(B.get);
+        await c.check(msg.text, { onEvent: emit, signal: abort.signal, collection, options: { sensitivity } });
         if (state.status === "checking") emit({ type: "summary", counts: CS.counts(state), p_all_supported: null });
       } catch (err) {
         if (err && err.name === "AbortError") {

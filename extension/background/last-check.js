@@ -48,7 +48,7 @@
     });
     const lastCheck = {
       checkId: state.checkId, tabId: tab ? tab.id : null, url: tab ? tab.url : null, status: state.status, text: state.text,
-      sentences, summary: state.summary, error: state.error, counts: CS.counts(state), at: Date.now(),
+      sentences, summary: state.summary, error: state.error, counts: CS.counts(state), judge: state.judge || null, at: Date.now(),
     };
     await B.sessionSet({ lastCheck });
   }

@@ -14,9 +14,8 @@
     const row = el(doc, "div", "head");
     const info = el(doc, "div", "head-info");
     info.append(L.colourChip(el(doc, "span", "chip " + entry.label, L.LABEL_TEXT[entry.label] || entry.label), entry.label));
-    // The number only where it agrees with the label (supported at 50 % or more): a red mark found from a
-    // conflict, or another sensitivity's threshold, would otherwise read "Contradicted · 79 %".
-    if (typeof v.p_supported === "number" && (entry.label === "supported") === (v.p_supported >= 0.5)) {
+    // The number only where it agrees with the label (lib/labels.js showsP).
+    if (L.showsP(entry.label, v.p_supported)) {
       info.append(el(doc, "span", "prob", "P(supported) " + Math.round(v.p_supported * 100) + "%"));
     }
     const type = L.errorTypeText(v.error_type);
@@ -38,10 +37,25 @@
     b.type = "button";
     b.title = "Open the PDF at this page";
     b.append(el(doc, "span", "quote", "“" + (ev.quote || "") + "”"));
-    const bits = [ev.filename || ev.document_id, ev.page ? "p. " + ev.page : null, ev.stance && ev.stance !== "related" ? ev.stance : null];
+    const z = zoteroOf(ev);  // a PDF from Zotero is named as its item is cited: "Mishra et al. (2024)"
+    const bits = [(z && z.cite) || ev.filename || ev.document_id, ev.page ? "p. " + ev.page : null, ev.stance && ev.stance !== "related" ? ev.stance : null];
     b.append(el(doc, "span", "meta", bits.filter(Boolean).join(" · ")));
+    if (z && z.title) b.title += ": " + z.title;
     b.addEventListener("click", () => onOpen(ev));
-    return b;
+    if (!z) return b;
+    // Next to the viewer's button: the same page in Zotero's own reader, with the user's notes and highlights.
+    const open = el(doc, "a", "zotero", ev.page ? "Open in Zotero at page " + ev.page : "Open in Zotero");
+    open.href = z.url;
+    open.title = "Open this PDF in Zotero (Zotero must be running)";
+    const both = doc.createDocumentFragment();
+    both.append(b, open);
+    return both;
+  }
+
+  /** The evidence's Zotero link and citation, when its PDF came from Zotero: only a zotero:// address is kept. */
+  function zoteroOf(ev) {
+    const z = ev.zotero;
+    return z && typeof z.url === "string" && z.url.startsWith("zotero://open-pdf/") ? z : null;
   }
 
   /** Passages that back or refute the sentence first; merely related ones folded away. */
@@ -116,8 +130,10 @@
     // FacTool's citation check: a cited paper that is not in the library cannot back the sentence.
     const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);
     if (missing.length) card.append(el(doc, "p", "note cited", `Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`));
+    if (entry.judge && entry.judge.calibrated === false) card.append(el(doc, "p", "note uncalibrated", L.UNCALIBRATED));
     card.append(evidence(doc, v, h.onOpenEvidence));
-    const revised = v.revised && v.revised !== entry.text ? v.revised : null;
+    // An uncertain sentence has no critique of its own to revise by: never a revision, whatever came.
+    const revised = v.revised && v.revised !== entry.text && entry.label !== "uncertain" ? v.revised : null;
     if (revised) card.append(revision(doc, revised));
     if (revised || (entry.label !== "supported" && h.onDismiss)) card.append(actions(doc, entry, h, revised));
   }

@@ -11,16 +11,21 @@
   const CS = SC.checkState || require("../lib/check-state.js");
   const L = SC.labels || require("../lib/labels.js");
 
-  // One highlight per label drawn in the page (its styles: content/highlights.css), and two of our own.
+  // One highlight per label drawn in the page (its styles: content/highlights.css), one for a label this extension
+  // does not know (a newer backend's: a neutral mark), and two of our own.
   const HIGHLIGHT = Object.assign(Object.fromEntries(L.MARKED.map((label) => [label, "sourcecheck-" + label])), {
+    other: "sourcecheck-other",
     focus: "sourcecheck-focus",
     active: "sourcecheck-active",  // the sentence whose card is open
   });
-  // Highlights stack, the higher number painted over: the worse label (L.MARKED is worst first: contradicted 3,
-  // unsupported 2, supported 1), a run's "-alt" over its label's, the open card's sentence on top.
-  const PRIORITY = Object.assign(Object.fromEntries(L.MARKED.map((label, i) => [label, L.MARKED.length - i])), {
-    alt: 3, focus: 7, active: 8,
+  // Highlights stack, the higher number painted over: the worse label (L.MARKED is worst first: contradicted 4 …
+  // supported 1, an unknown label 0), a run's "-alt" over its label's, the open card's sentence on top.
+  const N = L.MARKED.length;
+  const PRIORITY = Object.assign(Object.fromEntries(L.MARKED.map((label, i) => [label, N - i])), {
+    other: 0, alt: N, focus: 2 * N + 1, active: 2 * N + 2,
   });
+  /** The highlight a label is drawn in: its own, or the neutral one. */
+  const markOf = (label) => (L.MARKED.includes(label) ? label : "other");
   const DEBOUNCE_MS = 200;
   const MAX_WAIT_MS = 1000;
 
@@ -68,8 +73,8 @@
       this.render();
     }
 
-    /** Anchor the sentences of a check: text is what was sent, sentences the API's list. */
-    addSentences(checkId, text, extract, sentences) {
+    /** Anchor the sentences of a check: text is what was sent, sentences the API's list, judge the event's. */
+    addSentences(checkId, text, extract, sentences, judge) {
       const idx = this.textIndex();
       const table = OFF.codePointTable(text);
       for (const s of sentences) {
@@ -81,6 +86,7 @@
           key, checkId, index: s.index, text: s.text, checkable: s.checkable !== false,
           label: s.checkable === false ? "skipped" : "pending", verdict: null,
           selectors: AN.describe(idx.text, start, end), range: AN.rangeFor(idx, start, end), found: true,
+          judge: judge || null,
         });
       }
       this.observe();
@@ -144,16 +150,16 @@
     render() {
       if (!this.supported) return;
       const marked = this.marked();
-      const byLabel = Object.fromEntries(L.MARKED.map((label) => [label, []]));
-      const alt = Object.fromEntries(L.MARKED.map((label) => [label, []]));
+      const byLabel = Object.fromEntries([...L.MARKED, "other"].map((label) => [label, []]));
+      const alt = Object.fromEntries([...L.MARKED, "other"].map((label) => [label, []]));
       const isAlt = new Set();
       const at = new Map(marked.map((e) => [e.key, e]));
       for (const e of [...marked].sort((a, b) => a.index - b.index)) {
-        byLabel[e.label].push(e.range);
+        byLabel[markOf(e.label)].push(e.range);
         const before = at.get(e.checkId + ":" + (e.index - 1));
         if (before && before.label === e.label && !isAlt.has(before.key)) {
           isAlt.add(e.key);
-          alt[e.label].push(e.range);
+          alt[markOf(e.label)].push(e.range);
         }
       }
       for (const label of Object.keys(byLabel)) {

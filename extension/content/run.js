@@ -135,8 +135,7 @@
       mine.done = true;
       clearInterval(this.tick);
       try { mine.port.disconnect(); } catch (_) { /* already closed */ }
-      const c = CS.counts(mine.state);
-      const checked = c.supported + c.contradicted + c.unsupported;
+      const checked = L.checkedCount(CS.counts(mine.state));
       this.ui.showToast({ kind: "cancelled", title: "Check cancelled",
         body: `${L.count(checked, "sentence")} checked before it stopped; their marks stay.`,
         autoHideMs: 5000 });
@@ -151,7 +150,7 @@
         case "sentences":
           // Only now does this check replace the marks it overlaps: one that fails before this keeps them.
           marks.replace(mine.begun);
-          marks.addSentences(mine.checkId, mine.begun.text, mine.begun.extract, event.sentences);
+          marks.addSentences(mine.checkId, mine.begun.text, mine.begun.extract, event.sentences, event.judge);
           this.collapseSelection(mine.begun);
           this.showProgress(mine);
           break;
@@ -168,14 +167,7 @@
           clearInterval(this.tick);
           this.keptPace = PACE.remember(this.keptPace, mine.pace);
           B.set({ pace: this.keptPace }).catch(() => {});
-          const c = CS.counts(mine.state);
-          const flagged = c.contradicted + c.unsupported;
-          ui.showToast({
-            kind: "done",
-            title: flagged ? `${L.count(flagged, "sentence")} not backed by your PDFs` : "Every checked sentence is backed by your PDFs",
-            body: TOAST.summaryText(mine.state) + (flagged ? ". Hover or click a mark for details." : "."),
-            autoHideMs: 8000,
-          });
+          ui.showToast(Object.assign({ kind: "done", autoHideMs: 8000 }, TOAST.doneText(mine.state)));
           try { mine.port.disconnect(); } catch (_) { /* already closed */ }
           memory.save(mine.url);
           break;

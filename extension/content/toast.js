@@ -52,7 +52,7 @@
   function progressText(state, elapsedMs, leftMs) {
     const c = CS.counts(state);
     const checkable = state.sentences.filter((s) => s.checkable !== false).length;
-    const doneN = c.supported + c.contradicted + c.unsupported;
+    const doneN = L.checkedCount(c);
     const writing = Object.values(state.verdicts).filter((v) => v.final === false).length;
     let text = !state.sentences.length ? "finding the sentences and their passages…"
       : doneN === checkable && writing ? `${doneN} of ${L.count(checkable, "sentence")} checked; writing ${L.count(writing, "critique")}…`
@@ -67,7 +67,18 @@
     return L.countsText(CS.counts(state));
   }
 
-  const api = { fill, progressText, summaryText };
+  /** The finished check's toast: a title that agrees with the marks (grade counts, never P(all supported): ten
+   * sentences at 0.6 make 0.6 %, which reads as the opposite of ten quiet marks) and the counts. */
+  function doneText(state) {
+    const c = CS.counts(state);
+    const flagged = c.contradicted + c.unsupported;
+    const title = flagged ? `${L.count(flagged, "sentence")} not backed by your PDFs`
+      : c.uncertain ? `sourcecheck is not sure of ${L.count(c.uncertain, "sentence")}`
+        : "Every checked sentence is backed by your PDFs";
+    return { title, body: summaryText(state) + (flagged || c.uncertain ? ". Hover or click a mark for details." : ".") };
+  }
+
+  const api = { fill, progressText, summaryText, doneText };
   root.SC = root.SC || {};
   root.SC.toast = api;
   if (typeof module === "object" && module.exports) module.exports = api;

@@ -115,6 +115,21 @@
       return this.request("/documents", { method: "POST", body: form });
     }
 
+    /** Calibrating the configured judge (docs/api.md): start it (or get the running one's status), its status,
+     * cancel it. Each resolves with {ok, calibration: {state, done, total, eta_s, calibrated, error}}. */
+    calibrate() { return this.request("/calibrate", { method: "POST" }); }
+    calibration() { return this.request("/calibrate"); }
+    cancelCalibration() { return this.request("/calibrate", { method: "DELETE" }); }
+
+    /** The Zotero source (docs/api.md): its state, and a sync now (dataDir: Zotero's data directory, or none for the
+     * last one synced or the one found). Each resolves with {ok, zotero: {data_dir, documents, ready, collections, …}}. */
+    zotero() { return this.request("/zotero"); }
+    zoteroSync(dataDir) {
+      return this.request("/zotero/sync", {
+        method: "POST", body: JSON.stringify(dataDir ? { data_dir: dataDir } : {}), headers: { "Content-Type": "application/json" },
+      });
+    }
+
     /** The PDF bytes of a document, as an ArrayBuffer. */
     async file(id) {
       const response = await this.request("/documents/" + encodeURIComponent(id) + "/file", { raw: true });
@@ -125,9 +140,10 @@
      * POST /check, streaming: onEvent(event) per NDJSON object as it arrives. Resolves when the
      * stream ends. A server that answers with one JSON object is replayed as events.
      */
-    async check(text, { onEvent, signal, documents, options } = {}) {
+    async check(text, { onEvent, signal, documents, collection, options } = {}) {
       const payload = { text };
       if (documents && documents.length) payload.documents = documents;
+      if (collection) payload.collection = collection;  // only the PDFs of this Zotero collection
       // Each critique brings its sentence's revision; "revise" also puts them all in the text (Revise all asks for it).
       payload.options = Object.assign({ revise: false, decompose: false }, options || {});
       const response = await this.request("/check", {

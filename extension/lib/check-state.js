@@ -7,7 +7,7 @@
   const L = (root.SC && root.SC.labels) || require("./labels.js");
 
   function initial(checkId, text) {
-    return { checkId, text, status: "checking", sentences: [], verdicts: {}, summary: null, error: null, missing: [] };
+    return { checkId, text, status: "checking", sentences: [], verdicts: {}, summary: null, error: null, missing: [], judge: null };
   }
 
   /** Apply one check event; returns a new state (the old one is not modified). */
@@ -16,6 +16,7 @@
     switch (event.type) {
       case "sentences":
         next.sentences = event.sentences.slice();
+        next.judge = event.judge || null;  // {name, calibrated}: an uncalibrated judge says so on each card
         break;
       case "verdict": {
         const v = Object.assign({}, event);
@@ -51,13 +52,17 @@
   /** Counts by label over the sentences seen so far. */
   function counts(state) {
     const c = Object.fromEntries(L.LABELS.map((l) => [l.key, 0]));
-    for (const s of state.sentences) c[labelOf(state, s.index)] += 1;
+    for (const s of state.sentences) {
+      const label = labelOf(state, s.index);
+      c[label] = (c[label] || 0) + 1;  // a label this extension does not know is counted too
+    }
     return c;
   }
 
-  /** Should a sentence with this label be marked in the page? */
+  /** Should a sentence with this label be marked in the page? A label this extension does not know is (neutral). */
   function isMarked(label, showSupported) {
-    return label === "contradicted" || label === "unsupported" || (label === "supported" && !!showSupported);
+    if (!L.isKnown(label)) return L.isLabelWord(label);
+    return L.MARKED.includes(label) && (label !== "supported" || !!showSupported);
   }
 
   const api = { initial, apply, labelOf, counts, isMarked };

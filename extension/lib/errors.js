@@ -72,6 +72,13 @@
       message: (e) => e.message || "This file cannot be added.",
       hint: (e) => FILE_HINTS[e.code] || "This file cannot be added as it is; adding it again will not help.",
     },
+    // Reading a Zotero library, or a check limited to one of its collections: the backend's message says what to do.
+    zotero: {
+      message: (e) => e.message || "The Zotero library could not be read.",
+      hint: (e) => e.code === "collection_not_found"
+        ? "Choose another collection, or the whole library, in the side panel (Settings → Zotero)."
+        : "Then sync again: side panel, Settings → Zotero → Sync now.",
+    },
     rate_limited: {
       message: (e) => e.message || "Too many attempts.",
       hint: "Wait a minute, then try again.",
@@ -107,6 +114,8 @@
     model_error: "model_failed", model_bad_response: "model_failed", prompt_too_long: "model_failed",
     host_not_allowed: "forbidden", origin_not_allowed: "forbidden", forbidden: "forbidden",
     rate_limited: "rate_limited", no_selection: "no_selection",
+    ...Object.fromEntries(["zotero_not_found", "zotero_busy", "zotero_schema_newer", "zotero_unreadable",
+      "collection_not_found"].map((c) => [c, "zotero"])),
     ...Object.fromEntries(["no_file", "pdf_invalid", "pdf_reader_failed", "ingest_failed", ...Object.keys(FILE_HINTS)]
       .map((c) => [c, "file_refused"])),
   };

@@ -17,6 +17,9 @@
       colour: ["#a40e26", "#ffebe9", "#ff8182"], verdict: true, marked: true },
     { key: "unsupported", text: "Not supported by your sources", short: "not supported",
       colour: ["#7d4e00", "#fff8c5", "#d4a72c"], verdict: true, marked: true },
+    // The judge's P(supported) lies in its band (docs/api.md): quieter than amber, on its chip and in the page.
+    { key: "uncertain", text: "Not sure: check it yourself", short: "not sure",
+      colour: ["#6639ba", "#fbefff", "#c297ff"], verdict: true, marked: true },
     { key: "supported", text: "Supported by your sources", short: "supported",
       colour: ["#116329", "#dafbe1", "#4ac26b"], verdict: true, marked: true },
     { key: "skipped", text: "Not a factual claim", short: "skipped", verdict: true },
@@ -25,12 +28,28 @@
   ].map(Object.freeze));
 
   const BY_KEY = Object.freeze(Object.fromEntries(LABELS.map((l) => [l.key, l])));
-  /** The labels a backend verdict may carry (lib/messages.js and lib/page-marks.js refuse any other). */
+  /** The labels a backend verdict carries that this extension knows (lib/messages.js and lib/page-marks.js let
+   * through any other plain word too, isLabelWord: a newer backend's label is shown as a neutral mark). */
   const VERDICTS = Object.freeze(LABELS.filter((l) => l.verdict).map((l) => l.key));
   /** The labels drawn in the page, the worst first (content/marks.js paints the worse over the others). */
   const MARKED = Object.freeze(LABELS.filter((l) => l.marked).map((l) => l.key));
   const LABEL_TEXT = Object.freeze(Object.fromEntries(LABELS.map((l) => [l.key, l.text])));
   const LABEL_SHORT = Object.freeze(Object.fromEntries(LABELS.map((l) => [l.key, l.short])));
+  /** Not verdicts: what a sentence is before or without one. */
+  const NOT_CHECKED = Object.freeze(["skipped", "cancelled", "pending"]);
+
+  /** A label this extension may not know (from a newer backend, or kept by an older version) but can still show:
+   * a plain word, never markup. Such a label is drawn as a neutral mark and said as the backend words it. */
+  function isLabelWord(label) {
+    return typeof label === "string" && /^[a-z][a-z_-]{0,31}$/.test(label);
+  }
+
+  /** Is this a label the table knows? */
+  const isKnown = (label) => Object.prototype.hasOwnProperty.call(BY_KEY, label);
+
+  /** The card's one line for a judge without its own calibration (the sentences event's judge.calibrated false). */
+  const UNCALIBRATED = "This judge is not calibrated yet: its grades use the default model's scale. " +
+    "Calibrate it in the side panel's Settings.";
 
   /** n things in words, the noun plural unless n is 1: "1 PDF", "2 PDFs", "0 passages". plural: for a noun that
    * does not take an s. */
@@ -46,7 +65,32 @@
    */
   function countsText(counts, none = count(0, "sentence")) {
     const parts = LABELS.filter((l) => l.key !== "pending" && counts && counts[l.key] > 0).map((l) => `${counts[l.key]} ${l.short}`);
+    // labels the table does not know (a newer backend's) last, in the backend's word
+    for (const key of Object.keys(counts || {})) if (!isKnown(key) && counts[key] > 0) parts.push(`${counts[key]} ${key}`);
     return parts.length ? parts.join(", ") : none;
+  }
+
+  /** How many sentences of counts have a verdict that is not "skipped" (a running check's "n of m checked"). */
+  function checkedCount(counts) {
+    return Object.entries(counts || {}).filter(([k]) => !NOT_CHECKED.includes(k)).reduce((n, [, v]) => n + (v || 0), 0);
+  }
+
+  /**
+   * Sentences most doubtful first: contradicted (a conflict was found, whatever the score), then by P(supported)
+   * ascending, then those without a score (skipped, still waiting), each group in the text's order.
+   * a, b: {label, p_supported, index}.
+   */
+  function byDoubt(a, b) {
+    const rank = (s) => (s.label === "contradicted" ? 0 : typeof s.p_supported === "number" && !NOT_CHECKED.includes(s.label) ? 1 : 2);
+    const p = (s) => (typeof s.p_supported === "number" ? s.p_supported : 0);
+    return rank(a) - rank(b) || (rank(a) === 1 ? p(a) - p(b) : 0) || a.index - b.index;
+  }
+
+  /** Is P(supported) shown beside this label? Only where it agrees with it (supported at 50 % or more): a red mark
+   * found from a conflict, or another sensitivity's threshold, would otherwise read "Contradicted · 79 %". An
+   * uncertain sentence's p is what it is unsure about, so it always shows. */
+  function showsP(label, p) {
+    return typeof p === "number" && (label === "uncertain" || (label === "supported") === (p >= 0.5));
   }
 
   /** Give a label's chip its colours from the table (set on the element: content/ui.css and sidepanel/sidepanel.css
@@ -75,8 +119,8 @@
   }
 
   const api = {
-    LABELS, VERDICTS, MARKED, LABEL_TEXT, LABEL_SHORT, ERROR_TYPES,
-    count, countsText, colourChip, errorTypeText, errorTypeTitle,
+    LABELS, VERDICTS, MARKED, LABEL_TEXT, LABEL_SHORT, ERROR_TYPES, UNCALIBRATED,
+    count, countsText, checkedCount, byDoubt, showsP, isLabelWord, isKnown, colourChip, errorTypeText, errorTypeTitle,
   };
   root.SC = root.SC || {};
   root.SC.labels = api;

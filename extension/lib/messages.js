@@ -27,7 +27,7 @@
 
   /** Check events as the backend streams them (NDJSON lines), forwarded unchanged. */
   const EVENT = Object.freeze({ SENTENCES: "sentences", VERDICT: "verdict", SUMMARY: "summary", ERROR: "error" });
-  const LABELS = L.VERDICTS;  // the labels a verdict may carry (lib/labels.js)
+  const LABELS = L.VERDICTS;  // the labels of a verdict this extension knows (lib/labels.js)
 
   function message(type, fields) {
     if (!Object.values(MSG).includes(type)) throw new Error("unknown message type: " + type);
@@ -51,7 +51,8 @@
         return null;
       case EVENT.VERDICT:
         if (!isInt(e.index)) return "verdict without index";
-        if (!LABELS.includes(e.label)) return "unknown label " + e.label;
+        // a label this extension does not know (a newer backend's) is shown neutral; only a non-word is refused
+        if (!L.isLabelWord(e.label)) return "bad label " + JSON.stringify(e.label);
         if (e.evidence !== undefined && e.evidence !== null && !Array.isArray(e.evidence)) return "evidence is not a list";
         return null;
       case EVENT.SUMMARY:

@@ -15,7 +15,6 @@
   const MAX_LOST = 3;           // a sentence of an older check not found in this many page loads (that saved) goes
   const MAX_PAGE_BYTES = 500000;  // one page's record, as JSON (UTF-16 code units)
   const MAX_BYTES = 2000000;    // all pages' records together, as JSON: the oldest pages go first
-  const LABELS = L.VERDICTS;    // a kept sentence's label is a verdict's (lib/labels.js)
 
   const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
   const isInt = (x) => Number.isInteger(x) && x >= 0;
@@ -34,7 +33,9 @@
       index: v.index, label: v.label, p_supported: v.p_supported, error_type: v.error_type, critique: v.critique,
       revised: v.revised, final: v.final, cited: v.cited || [], conflict: v.conflict || null,
       evidence: (v.evidence || []).slice(0, KEPT_EVIDENCE).map((e) => ({
-        document_id: e.document_id, filename: e.filename, page: e.page, quote: e.quote, stance: e.stance })),
+        document_id: e.document_id, filename: e.filename, page: e.page, quote: e.quote, stance: e.stance,
+        // a PDF from Zotero: its link and citation (content/card.js keeps only a zotero:// link)
+        ...(isObj(e.zotero) ? { zotero: { url: e.zotero.url, cite: e.zotero.cite, title: e.zotero.title } } : {}) })),
     };
   }
 
@@ -46,6 +47,7 @@
       key: e.key, checkId: e.checkId, index: e.index, text: e.text, checkable: e.checkable !== false, label: e.label,
       selectors: { quote: { exact: q.exact, prefix: q.prefix || "", suffix: q.suffix || "" }, position: { start: p.start, end: p.end } },
       verdict: slimVerdict(e.verdict), checkedAt: time(e.checkedAt), lost: isInt(e.lost) ? e.lost : 0,
+      judge: isObj(e.judge) ? { name: isStr(e.judge.name) ? e.judge.name : "", calibrated: e.judge.calibrated !== false } : null,
     };
   }
 
@@ -86,7 +88,7 @@
     if (!record.dismissed.every(isStr)) return "a dismissed sentence is not a string";
     for (const e of record.entries) {
       if (!isObj(e) || !isStr(e.key) || !isStr(e.checkId) || !isInt(e.index) || !isStr(e.text)) return "bad entry";
-      if (!LABELS.includes(e.label)) return "bad label";
+      if (!L.isLabelWord(e.label)) return "bad label";  // a verdict's, maybe one this version does not know
       const s = e.selectors;
       if (!isObj(s) || !isObj(s.quote) || !isStr(s.quote.exact) || !isObj(s.position)) return "bad selectors";
       if ((s.quote.prefix !== undefined && !isStr(s.quote.prefix)) || (s.quote.suffix !== undefined && !isStr(s.quote.suffix))) return "bad selectors";

@@ -8,7 +8,6 @@
 
   const percent = (p) => (p > 0 && p < 0.01 ? "<1%" : p > 0.99 && p < 1 ? ">99%" : Math.round(p * 100) + "%");
   const oneLine = (t) => String(t).split(/\s+/).filter(Boolean).join(" ");
-  const isNum = (x) => typeof x === "number";
 
   /** result: {sentences, verdicts, summary} as POST /check answers it; meta: {title, url, checkedAt}. */
   function markdown(result, meta = {}) {
@@ -20,13 +19,17 @@
     if (meta.checkedAt) lines.push(`- Checked: ${meta.checkedAt}`);
     const counts = {};
     for (const l of labels) counts[l] = (counts[l] || 0) + 1;
-    const pAll = (result.summary || {}).p_all_supported;
-    lines.push(`- Result: ${L.countsText(counts, "")}` + (isNum(pAll) ? ` · P(all supported) ${percent(pAll)}` : ""), "");
+    // The grades counted; never P(all supported), which reads as the opposite of the marks (ten at 0.6: 0.6 %).
+    lines.push(`- Result: ${L.countsText(counts, "")}`);
+    if ((result.summary || {}).calibrated === false) {
+      lines.push("- Judge: not calibrated; its grades use the default model's scale (`sourcecheck calibrate`)");
+    }
+    lines.push("");
     result.sentences.forEach((s, i) => {
       const v = verdicts.get(s.index) || {};
       let head = `## ${i + 1}. ${L.LABEL_TEXT[labels[i]] || labels[i]}`;
       // the number only where it agrees with the label, as on the card
-      if (isNum(v.p_supported) && (labels[i] === "supported") === (v.p_supported >= 0.5)) {
+      if (L.showsP(labels[i], v.p_supported)) {
         head += ` · P(supported) ${percent(v.p_supported)}`;
       }
       lines.push(head, "", "> " + oneLine(s.text), "");

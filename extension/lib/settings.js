@@ -6,6 +6,7 @@
     backendUrl: "http://127.0.0.1:8765", // where `scripts/serve` listens by default
     showSupported: false,                // also mark sentences the sources back
     sensitivity: "balanced",             // how readily sentences are marked: relaxed | balanced | strict
+    collection: "",                      // check only against this Zotero collection's PDFs ("": the whole library)
     token: "",                           // from POST /pair, for backendUrl
     tokens: {},                          // backend URL -> its token, for switching back without pairing again
   });

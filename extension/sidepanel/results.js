@@ -1,4 +1,5 @@
-// The side panel's last check: its sentences (click one to scroll the page to it). Revise all is revise.js's.
+// The side panel's last check: its sentences, most doubtful first (click one to scroll the page to it). Revise all
+// is revise.js's.
 (function () {
   "use strict";
 
@@ -6,21 +7,16 @@
   const P = globalThis.SC.panel;
   const { $, el } = P;
 
-  function percent(p) {
-    if (p > 0 && p < 0.01) return "<1%";
-    if (p < 1 && p > 0.99) return ">99%";
-    return Math.round(p * 100) + "%";
-  }
-
   function renderLastCheck(lc) {
     const list = $("result-list");
     if (!lc) { list.replaceChildren(); return; }
     const c = lc.counts || {};
     let summary;
     if (lc.status === "error" && lc.error) summary = lc.error.message;
-    else if (lc.status === "checking") summary = `Checking… ${c.supported + c.contradicted + c.unsupported} done`;
-    else summary = (lc.status === "cancelled" ? "Cancelled · " : "") + L.countsText(c) +
-      (lc.summary && typeof lc.summary.p_all_supported === "number" ? ` · P(all supported) ${percent(lc.summary.p_all_supported)}` : "");
+    else if (lc.status === "checking") summary = `Checking… ${L.checkedCount(c)} done`;
+    // The grades counted, never P(all supported): ten sentences at 0.6 make 0.6 %, the opposite of their marks.
+    else summary = (lc.status === "cancelled" ? "Cancelled · " : "") + L.countsText(c);
+    if (lc.judge && lc.judge.calibrated === false) summary += " · this judge is not calibrated yet (see Settings)";
     if (lc.recheckError) summary += ` · the check after this one failed (${lc.recheckError.message}), so these results are kept`;
     const missing = lc.sentences.filter((s) => s.missing).length;
     if (missing) summary += ` · ${missing} no longer on the page`;
@@ -29,7 +25,7 @@
     // Revise all (revise.js): for a finished check with something to fix.
     $("revise-all").hidden = !(lc.status === "done" && lc.text && (c.contradicted || c.unsupported));
     P.forgetRevision(lc.checkId);
-    list.replaceChildren(...lc.sentences.map((s) => {
+    list.replaceChildren(...lc.sentences.slice().sort(L.byDoubt).map((s) => {
       const li = el("li", s.missing ? "missing" : "");
       li.dataset.key = s.key;
       li.dataset.label = s.label;

@@ -13,9 +13,10 @@
 
   /** The check again with revise on (the backend answers from its cache): its sentences, verdicts and summary. */
   async function fetchRevision(text) {
-    const { sensitivity } = await S.load(B.get);
+    const { sensitivity, collection } = await S.load(B.get);
     const r = { sentences: [], verdicts: {}, summary: null, error: null };
     await P.call((c) => c.check(text, {
+      collection,  // against the same PDFs as the check it revises
       options: { revise: true, sensitivity },
       onEvent: (e) => {
         if (e.type === "sentences") r.sentences = e.sentences;

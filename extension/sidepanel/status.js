@@ -19,11 +19,13 @@
     if (m) {
       const missing = m.available === false || m.installed === false || m.error;
       $("status-model").textContent = `${m.name || "?"} (${m.backend || "?"})` +
-        (missing ? " — not installed: run scripts/setup" : m.loaded ? " — loaded" : " — loads on first check");
+        (missing ? " — not installed: run scripts/setup" : m.loaded ? " — loaded" : " — loads on first check") +
+        (m.calibrated === false ? " · not calibrated (see Settings)" : "");
     } else {
       $("status-model").textContent = "–";
     }
     $("status-library").textContent = st.library ? `${L.count(st.library.documents, "PDF")}, ${L.count(st.library.chunks, "passage")}` : "–";
+    P.renderCalibration(st);  // calibrate.js
     $("pairing").hidden = !st.reachable || st.paired;
     P.showBanner(st.error || null);
     if (st.paired) P.refreshDocuments();

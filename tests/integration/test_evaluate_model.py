@@ -18,7 +18,7 @@ DATA = ROOT.parent / "shared" / "benchmarks" / "wice" / "dev.jsonl"
 
 @pytest.mark.skipif(not DATA.exists(), reason="the benchmark data is not next to the checkout")
 def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch, real_model_path):
-    for name in ("BACKEND", "MODEL", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS", "THRESHOLD"):
+    for name in ("BACKEND", "MODEL", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS"):
         monkeypatch.delenv(f"SOURCECHECK_{name}", raising=False)
     settings = load_settings({"INDEX_DIR": str(tmp_path / "index")})
     report = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None)
@@ -32,10 +32,10 @@ def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch, real_
     # a second run is served from the cache: no record is checked again
     again = evaluate([DATA], settings, limit=2, seed=0, out=tmp_path / "out", log=lambda msg: None, fit=True)
     assert again["datasets"]["wice"]["timing"]["this_run_records"] == 0
-    # and the calibration fitted from those real scores: the score model; the sensitivity (tuned on the
-    # product-shaped set) is carried over
+    # and the calibration fitted from those real scores: the score model; the bands (placed across kinds of text,
+    # operating.py) are carried over
     fitted = json.loads((tmp_path / "out" / "calibration.fitted.json").read_text())
-    assert set(fitted["weights"]) == {"logit_p"} and fitted["sensitivity"] == load_calibration()["sensitivity"]
+    assert set(fitted["weights"]) == {"logit_p"} and fitted["bands"] == load_calibration()["bands"]
     # each scored sentence's hidden state is cached with its raw score, for the verifier head
     states = [unpack_state(u["state"]) for u in preds if u.get("state")]
     assert len(states) == 2 and all(s.shape == (1536,) and np.isfinite(s).all() and np.abs(s).sum() > 1 for s in states)

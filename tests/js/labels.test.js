@@ -68,9 +68,9 @@ test("a check's counts in words: each label's word, the worst first, labels none
 });
 
 test("one table of labels: the verdicts the backend sends, the ones drawn, their words and chip colours", () => {
-  assert.deepEqual(L.LABELS.map((l) => l.key), ["contradicted", "unsupported", "supported", "skipped", "cancelled", "pending"]);
-  assert.deepEqual([...L.VERDICTS], ["contradicted", "unsupported", "supported", "skipped"]);
-  assert.deepEqual([...L.MARKED], ["contradicted", "unsupported", "supported"]);
+  assert.deepEqual(L.LABELS.map((l) => l.key), ["contradicted", "unsupported", "uncertain", "supported", "skipped", "cancelled", "pending"]);
+  assert.deepEqual([...L.VERDICTS], ["contradicted", "unsupported", "uncertain", "supported", "skipped"]);
+  assert.deepEqual([...L.MARKED], ["contradicted", "unsupported", "uncertain", "supported"]);
   assert.equal(L.LABEL_TEXT.unsupported, "Not supported by your sources");
   assert.equal(L.LABEL_SHORT.cancelled, "not checked");
   // the copies that read the table

@@ -45,7 +45,11 @@ test("check events are validated", () => {
   assert.equal(M.checkEventProblem({ type: "sentences", sentences: [{ index: 0, start: 0, end: 3, text: "Hi." }] }), null);
   assert.match(M.checkEventProblem({ type: "sentences", sentences: [{ index: 0, start: 5, end: 3 }] }), /bad sentence/);
   assert.equal(M.checkEventProblem({ type: "verdict", index: 1, label: "unsupported", evidence: [] }), null);
-  assert.match(M.checkEventProblem({ type: "verdict", index: 1, label: "maybe" }), /unknown label/);
+  // a label this version does not know is let through (shown neutral); only a non-word is refused
+  assert.equal(M.checkEventProblem({ type: "verdict", index: 1, label: "maybe" }), null);
+  assert.equal(M.checkEventProblem({ type: "verdict", index: 1, label: "uncertain" }), null);
+  assert.match(M.checkEventProblem({ type: "verdict", index: 1, label: "<img onerror=x>" }), /bad label/);
+  assert.match(M.checkEventProblem({ type: "verdict", index: 1 }), /bad label/);
   assert.equal(M.checkEventProblem({ type: "summary", counts: {} }), null);
   assert.match(M.checkEventProblem({ type: "error" }), /without error/);
   assert.match(M.checkEventProblem({ type: "other" }), /unknown event/);
@@ -80,11 +84,11 @@ test("check state follows the stream", () => {
   s = CS.apply(s, { type: "verdict", index: 2, label: "contradicted", p_supported: 0.1 });
   assert.equal(before.verdicts[2], undefined, "the old state is not modified");
   assert.equal(s.verdicts[2].type, undefined);
-  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1, cancelled: 0 });
+  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, uncertain: 0, skipped: 1, pending: 1, cancelled: 0 });
   // The same sentence again with its critique (final): it replaces the scored verdict, counted once.
   s = CS.apply(s, { type: "verdict", index: 2, label: "contradicted", p_supported: 0.1, final: true, critique: "No." });
   assert.equal(s.verdicts[2].critique, "No.");
-  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, skipped: 1, pending: 1, cancelled: 0 });
+  assert.deepEqual(CS.counts(s), { supported: 0, contradicted: 1, unsupported: 0, uncertain: 0, skipped: 1, pending: 1, cancelled: 0 });
   const cancelled = Object.assign({}, s, { status: "cancelled" });
   assert.equal(CS.labelOf(cancelled, 1), "cancelled", "a cancelled check's unchecked sentence says so");
   assert.equal(CS.counts(cancelled).cancelled, 1);

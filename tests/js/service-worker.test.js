@@ -120,7 +120,7 @@ test("a record that is not of the expected shape is refused, and only its known 
     { at: 1, entries: {}, dismissed: [] },
     { at: 1, entries: [ENTRY], dismissed: [{ evil: true }] },
     { at: 1, entries: [Object.assign({}, ENTRY, { selectors: { quote: "x" } })], dismissed: [] },
-    { at: 1, entries: [Object.assign({}, ENTRY, { label: "owned" })], dismissed: [] },
+    { at: 1, entries: [Object.assign({}, ENTRY, { label: "<b>owned</b>" })], dismissed: [] },  // a label word may be new; markup never
     "junk",
   ];
   for (const record of bad) {

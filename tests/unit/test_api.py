@@ -33,7 +33,14 @@ def test_health_is_open_and_reports_pairing(client, app):
     anon = make_client(app, host="localhost:8765", token=None)
     body = anon.get("/api/v1/health").get_json()
     assert body["ok"] and body["paired"] is False and body["version"] == "0.1.0"
-    assert body["model"] == {"backend": "fake", "name": "fake", "loaded": True, "available": True}
+    assert body["model"] == {
+        "backend": "fake",
+        "name": "fake",
+        "loaded": True,
+        "available": True,
+        "calibrated": False,  # the shipped scale is the default model's
+        "calibration": None,
+    }
     assert body["library"] == {"documents": 0, "chunks": 0}
     assert client.get("/api/v1/health").get_json()["paired"] is True
 

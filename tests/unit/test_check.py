@@ -7,7 +7,7 @@ from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, Te
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck.text import split_sentences
+from sourcecheck.sentences import split_sentences
 from support import TEXT, bridge_and_fava
 
 
@@ -60,7 +60,7 @@ def test_events_come_in_order_with_labels_evidence_and_summary(library):
     assert "May 27, 1937" in top["quote"]
     assert "1,280 meters" in span["evidence"][0]["quote"] and span["evidence"][0]["stance"] == "refutes"
     summary = events[-1]
-    assert summary["counts"] == {"supported": 1, "contradicted": 1, "unsupported": 1, "skipped": 2}
+    assert summary["counts"] == {"supported": 1, "uncertain": 0, "contradicted": 1, "unsupported": 1, "skipped": 2}
     assert summary["p_all_supported"] == pytest.approx(math.prod(v["p_supported"] for v in events[1:4]), abs=1e-6)
     assert [e["p_supported"] for e in events[4:6]] == [e["p_supported"] for e in events[2:4]]
     assert summary["revised_text"] is None

@@ -14,9 +14,9 @@ def test_every_setting_is_documented():
 
 
 def test_layers_defaults_environment_overrides():
-    env = {"SOURCECHECK_PORT": "9000", "SOURCECHECK_THRESHOLD": "0.7", "SOURCECHECK_BACKEND": "fake"}
+    env = {"SOURCECHECK_PORT": "9000", "SOURCECHECK_TOP_K": "7", "SOURCECHECK_BACKEND": "fake"}
     s = load_settings({"BACKEND": "openai"}, environ=env)
-    assert (s["PORT"], s["THRESHOLD"], s["BACKEND"], s["TOP_K"]) == (9000, 0.7, "openai", 5)
+    assert (s["PORT"], s["TOP_K"], s["BACKEND"]) == (9000, 7, "openai")
 
 
 def test_bad_values_are_clear_errors():

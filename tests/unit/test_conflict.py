@@ -2,8 +2,9 @@
 about the same thing; rounding, merging and shared words are not conflicts."""
 
 import pytest
-from sourcecheck.conflict import corrected, describe, find_conflict, find_conflicts, find_numbers
+from sourcecheck.conflict import corrected, describe, find_conflict, find_conflicts
 from sourcecheck.evidence import Evidence
+from sourcecheck.quantities import find_numbers
 
 FAVA = (
     "Training data. We generated a total of 35,074 training instances by inserting synthetic errors into "

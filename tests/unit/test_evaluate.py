@@ -11,7 +11,7 @@ from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck.text import split_sentences
+from sourcecheck.sentences import split_sentences
 from sourcecheck_eval.align import align, locate
 from sourcecheck_eval.records import select
 from sourcecheck_eval.run import evaluate, fingerprint
@@ -105,7 +105,9 @@ def run(data, settings, out, model=None, **kw):
 @pytest.fixture(autouse=True)
 def identity_calibration(monkeypatch):
     """The expected numbers below are raw fake scores: keep the shipped calibration.json out of them."""
-    monkeypatch.setattr("sourcecheck.judge.load_calibration", lambda: {"a": 1.0, "b": 0.0, "stance": STANCE})
+    monkeypatch.setattr(
+        "sourcecheck.judge.for_judge", lambda judge, folder: ({"a": 1.0, "b": 0.0, "stance": STANCE}, True)
+    )
 
 
 def test_alignment_by_text_not_by_index():

@@ -12,7 +12,7 @@ from sourcecheck.evidence import (
     select_evidence,
     shortlist,
 )
-from sourcecheck.library import Hit
+from sourcecheck.search import Hit
 
 
 def ev(passage):

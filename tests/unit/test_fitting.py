@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from sourcecheck.text import split_sentences
+from sourcecheck.sentences import split_sentences
 from sourcecheck_eval import fitting
 from sourcecheck_eval.fitting import fit_calibration, score_items, stance_items
 
@@ -98,3 +98,12 @@ def test_no_fit_from_a_cache_without_the_answers_it_needs(data):
         for v in result["verdicts"]:
             del v["features"]["logit_p"]
     assert fit_calibration(data, IDENTITY) is None
+
+
+def test_a_logistic_calibration_combines_the_signals_and_a_platt_one_reads_only_p():
+    from sourcecheck_eval.fitting import scored
+
+    weights = {"logit_p": 1.0, "numbers_missing": -4.0}
+    f = {"logit_p": 0.0, "numbers_missing": 1.0}
+    assert scored(0.5, f, {"weights": weights, "bias": 0.0}) == pytest.approx(1 / (1 + 2.718281828**4), rel=1e-6)
+    assert scored(0.8, f, {"a": 1.0, "b": 0.0}) == pytest.approx(0.8)

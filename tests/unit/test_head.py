@@ -70,19 +70,3 @@ def test_sensitivity_thresholds_flag_the_shares_they_promise():
     t = head.sensitivity(y, p)
     assert np.mean(p[y == 1] < t["relaxed"]) <= 0.02 and np.mean(p[y == 1] < t["balanced"]) <= 0.10
     assert np.mean(p[y == 0] < t["strict"]) >= 0.85 and t["relaxed"] <= t["balanced"] <= t["strict"]
-
-
-def test_the_shipped_sensitivity_is_reproduced_from_the_committed_features():
-    """Real features (tests/data/features: the default model's P(Yes) and hidden state on the product-shaped set):
-    the thresholds in calibration.json come from the development half, and hold on the held-out half."""
-    from pathlib import Path
-
-    from sourcecheck.calibration import calibrated, load
-
-    calibration = load()
-    data = head.load(sorted(Path(__file__).parents[1].joinpath("data", "features").glob("chatpdfs-*.npz")))
-    p = {n: np.array([calibrated(float(x), None, calibration) for x in d["p_raw"]]) for n, d in data.items()}
-    assert head.sensitivity(data["chatpdfs-dev"]["y"], p["chatpdfs-dev"]) == calibration["sensitivity"]
-    y, q = data["chatpdfs-test"]["y"], p["chatpdfs-test"]
-    assert np.mean(q[y == 1] < calibration["sensitivity"]["balanced"]) <= 0.15  # measured 10.8 % (session 9)
-    assert np.mean(q[y == 0] < calibration["sensitivity"]["strict"]) >= 0.7  # measured 70.1 % (73.1 % with conflicts)

@@ -2,8 +2,8 @@ import pytest
 from sourcecheck.cards import parse_critique
 from sourcecheck.evidence import Evidence, format_sources, select_evidence
 from sourcecheck.judge import Judge
-from sourcecheck.library import Hit
 from sourcecheck.llm.fake import FakeModel
+from sourcecheck.search import Hit
 
 IDENTITY = {"a": 1.0, "b": 0.0}  # raw scores
 
@@ -275,17 +275,6 @@ def test_signal_features_measure_what_the_evidence_lacks():
     assert f["overlap"] == pytest.approx(4 / 5) and f["logit_p"] == pytest.approx(0.0)
     f = signal_features("The bridge opened on May 27, 1937.", evidence, 0.5)
     assert (f["numbers_missing"], f["names_missing"], f["overlap"]) == (0.0, 0.0, 1.0)
-
-
-def test_logistic_calibration_combines_the_signals():
-    weights = {"logit_p": 1.0, "overlap": 0.0, "numbers_missing": -4.0, "names_missing": 0.0, "rerank": 0.0}
-    model = FakeModel()
-    model.enqueue({"Yes": 0.8, "No": 0.2}, {"Yes": 0.8, "No": 0.2}, {"Yes": 0.8, "No": 0.2})
-    judge = Judge(model, calibration={"weights": weights, "bias": 0.0})
-    wrong = verdict(judge, "It opened in 1938.", [ev("It opened in 1937.")])  # its revision (1937) is scored too
-    right = verdict(judge, "It opened in 1937.", [ev("It opened in 1937.")])
-    assert wrong["label"] == "contradicted" and wrong["p_supported"] < 0.1
-    assert right["label"] == "supported" and right["p_supported"] == pytest.approx(0.8)
 
 
 def test_evidence_block_appends_only_new_excerpts_and_starts_over_past_its_budget():

@@ -4,7 +4,7 @@ from sourcecheck.chunking import chunk_page
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import NotFound, PDFError
 from sourcecheck.library import Library
-from sourcecheck.text import sentence_texts
+from sourcecheck.sentences import sentence_texts
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from sourcecheck.calibration import logit, platt
+from sourcecheck.calibration import fit_logistic, logit, platt
 from sourcecheck_eval import metrics
 
 
@@ -142,15 +142,15 @@ def test_fit_logistic_recovers_known_platt_parameters():
     rng = np.random.default_rng(0)
     raw = rng.uniform(0.01, 0.99, 20000)
     y = (rng.random(20000) < platt(raw, 2.0, -1.0)).astype(int)
-    (a,), b = metrics.fit_logistic(logit(raw)[:, None], y, l2=1e-3)
+    (a,), b = fit_logistic(logit(raw)[:, None], y, l2=1e-3)
     assert a == pytest.approx(2.0, abs=0.1) and b == pytest.approx(-1.0, abs=0.1)
 
 
 def test_fit_logistic_weights_and_separable_data():
     # equal weights on a symmetric set: b = 0; duplicating an item equals weighting it twice
     raw, y = [0.2, 0.4, 0.6, 0.8, 0.3, 0.7], [0, 1, 0, 1, 0, 1]
-    (a1,), b1 = metrics.fit_logistic(logit(raw + [0.8])[:, None], y + [1], l2=1e-3)
-    (a2,), b2 = metrics.fit_logistic(logit(raw)[:, None], y, [1, 1, 1, 2, 1, 1], l2=1e-3)
+    (a1,), b1 = fit_logistic(logit(raw + [0.8])[:, None], y + [1], l2=1e-3)
+    (a2,), b2 = fit_logistic(logit(raw)[:, None], y, [1, 1, 1, 2, 1, 1], l2=1e-3)
     assert (a1, b1) == pytest.approx((a2, b2), abs=1e-6)
-    (a,), b = metrics.fit_logistic(logit([0.1, 0.2, 0.8, 0.9])[:, None], [0, 0, 1, 1], l2=1e-3)  # separable
+    (a,), b = fit_logistic(logit([0.1, 0.2, 0.8, 0.9])[:, None], [0, 0, 1, 1], l2=1e-3)  # separable
     assert math.isfinite(a) and math.isfinite(b) and a > 1

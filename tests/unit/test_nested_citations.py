@@ -2,7 +2,8 @@
 new marker, and its numbers are never values to check. (Their speed: tests/unit/test_text_speed.py.)"""
 
 import pytest
-from sourcecheck.text import citation_spans, numbers, strip_citations
+from sourcecheck.citations import citation_spans, strip_citations
+from sourcecheck.numerals import numbers
 
 
 @pytest.mark.parametrize(

@@ -1,39 +1,51 @@
-"""sourcecheck_eval/operating.py: one calibration fitted on every development set, each set scored under the others'
-fit."""
+"""sourcecheck_eval/operating.py: the judge's scale and bands fitted across kinds of text, each kind reported under a
+fit that did not see it, with intervals over records."""
+
+import json
 
 import numpy as np
-from sourcecheck.calibration import logit, sigmoid
-from sourcecheck_eval.operating import fit, leave_one_set_out, sensitivity
+from sourcecheck_eval.operating import fitted, kind_of, load, marks, report, table
 
 
 def sets():
     rng = np.random.default_rng(0)
 
-    def one(n, shift):  # supported sentences score higher; the whole set shifted, as kinds of text are
-        y = (rng.random(n) < 0.5).astype(float)
-        return y, rng.normal(np.where(y == 1, 1.0, -1.0) + shift, 1.0)
+    def one(name, n, shift):  # supported sentences score higher; the whole set shifted, as kinds of text are
+        y = (rng.random(n) < 0.5).astype(int)
+        p = 1 / (1 + np.exp(-rng.normal(np.where(y == 1, 1.0, -1.0) + shift, 1.0)))
+        return [
+            {"record": f"{name}-{i // 5}", "y": int(t), "p_raw": float(q), "conflict": i == 0}
+            for i, (t, q) in enumerate(zip(y, p))
+        ]
 
-    return {"a": one(200, 0.5), "b": one(200, -0.5), "c": one(100, 0.0), "c-test": one(100, 0.0)}
+    return {"a": one("a", 200, 0.5), "b": one("b", 200, -0.5), "c-dev": one("c", 100, 0.0), "c-test": one("t", 100, 0)}
 
 
-def test_each_set_and_class_weighs_the_same_so_that_half_is_the_balanced_point():
+def test_a_kind_is_left_out_of_its_own_fit_and_a_test_half_is_never_fitted_on():
     data = sets()
-    a, b = fit([data[n] for n in ("a", "b", "c")])
-    assert a > 0.5 and abs(b) < 0.3  # the shifts of a and b cancel: no set pulls the point its way
-    many = (np.ones(1000), np.full(1000, 3.0))  # a set of supported sentences only, five times the size
-    a2, b2 = fit([data["a"], data["b"], many])
-    assert sigmoid(a2 * 0 + b2) < 0.9  # it weighs as one set, its one class as half of it
+    assert kind_of("c-dev") == kind_of("c-test") == "c" and kind_of("a") == "a"
+    assert fitted(data)["kinds"] == ["a", "b", "c"]  # the test half adds no kind and no sentence
+    assert fitted(data)["n"] == 500 and fitted(data, "c")["n"] == 400 and fitted(data, "c")["kinds"] == ["a", "b"]
 
 
-def test_a_set_is_scored_under_the_fit_on_the_others_and_a_held_out_half_under_all():
-    out = leave_one_set_out(sets())
-    assert out["a"]["fit_on"] == ["b", "c"] and out["c-test"]["fit_on"] == ["a", "b", "c"]
-    assert all(0.6 < s["balanced_accuracy"] < 1 and 0 <= s["ece"] < 1 for s in out.values())
+def test_marks_are_red_for_a_found_conflict_else_the_grade_of_the_calibrated_p():
+    units = [{"p_raw": 0.9, "conflict": True}, {"p_raw": 0.1, "conflict": False}, {"p_raw": 0.5, "conflict": False}]
+    calibration = {"a": 1.0, "b": 0.0, "bands": {"balanced": [0.3, 0.6]}}
+    assert marks(units, calibration) == ["contradicted", "unsupported", "uncertain"]
 
 
-def test_relaxed_flags_less_and_strict_more_than_balanced():
+def test_the_table_reports_each_set_with_intervals_over_records(tmp_path):
     data = sets()
-    a, b = fit([data[n] for n in ("a", "b", "c")])
-    levels = sensitivity(data, a, b)
-    assert levels["relaxed"] < 0.5 == levels["balanced"] < levels["strict"]
-    assert logit(levels["relaxed"]) < 0 < logit(levels["strict"])
+    r = report(data["a"], fitted(data, "a"))
+    for key in ("true_flagged", "true_uncertain", "errors_marked", "ba_flagged", "auroc"):
+        point, low, high = r[key]
+        assert low <= point <= high and 0 <= low and high <= 1
+    text, everything = table(data)
+    assert "| c-test | 100 (" in text and "all dev" in text and "| a | 200 (" in text and "all but a" in text
+    assert everything == fitted(data)
+    # a run's predictions file is read for its sentence units
+    (tmp_path / "run").mkdir()
+    rows = [{"dataset": "a", "view": "sentence", **u} for u in data["a"][:3]]
+    rows.append({"dataset": "a", "view": "response", "record": "x", "y": 1, "p_raw": 0.5})
+    (tmp_path / "run" / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert load([tmp_path / "run"]) == {"a": data["a"][:3]}

@@ -64,7 +64,7 @@ def test_the_report_lists_each_sentence_with_label_probability_critique_revision
     md = markdown(RESULT, **META)
     assert md.startswith("# sourcecheck report\n")
     assert "- Page: [Chat — answer](https://chat.example/c/1)" in md
-    assert "- Result: 1 contradicted, 1 supported, 1 skipped · P(all supported) <1%" in md
+    assert "- Result: 1 contradicted, 1 supported, 1 skipped\n" in md and "P(all supported)" not in md
     assert "## 1. Not a factual claim\n\n> Great question!" in md
     assert "## 2. Contradicted by your sources · P(supported) 13%\n\n> FAVA was trained on 350k instances." in md
     assert "- Error type: a wrong number or name" in md

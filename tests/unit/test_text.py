@@ -1,13 +1,7 @@
 import pytest
-from sourcecheck.text import (
-    find_citations,
-    is_claim,
-    keep_citations,
-    numbers,
-    read_numbers,
-    split_sentences,
-    strip_citations,
-)
+from sourcecheck.citations import find_citations, keep_citations, strip_citations
+from sourcecheck.numerals import numbers, read_numbers
+from sourcecheck.sentences import is_claim, split_sentences
 
 
 def texts(text):

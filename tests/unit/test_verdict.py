@@ -13,6 +13,9 @@ DISAGREEMENT = Disagreement("35,074", "34,000", 0, "FAVA uses 34,000 instances."
     [
         (0.9, None, None, "supported", ["related", "related", "supports"]),  # the most relevant (last) supports
         (0.3, None, None, "unsupported", ["related", "related", "related"]),
+        (0.5, None, None, "uncertain", ["related", "related", "related"]),  # inside the band: no stance taken
+        (0.5, None, DISAGREEMENT, "uncertain", ["related", "related", "related"]),
+        (0.5, CONFLICT, None, "contradicted", ["refutes", "related", "related"]),
         (0.9, CONFLICT, None, "contradicted", ["refutes", "related", "related"]),  # red whatever p says
         (0.1, CONFLICT, None, "contradicted", ["refutes", "related", "related"]),
         (0.9, None, DISAGREEMENT, "supported", ["refutes", "related", "supports"]),
@@ -20,14 +23,21 @@ DISAGREEMENT = Disagreement("35,074", "34,000", 0, "FAVA uses 34,000 instances."
     ],
 )
 def test_decide(p, conflict, disagreement, label, stances):
-    v = decide(p, 0.5, conflict, disagreement, 3)
+    v = decide(p, (0.4, 0.6), conflict, disagreement, 3)
     assert (v.label, v.stances) == (label, stances)
     assert v.found is (conflict if label == "contradicted" else disagreement if label == "supported" else None)
 
 
-def test_decide_at_the_threshold_is_supported_and_without_evidence_has_no_stances():
-    assert (decide(0.5, 0.5, None, None, 0).label, decide(0.5, 0.5, None, None, 0).stances) == ("supported", [])
-    assert decide(0.4999, 0.5, None, None, 1).label == "unsupported"
+def test_decide_at_the_band_edges_and_without_evidence():
+    """The high edge is supported, the low edge uncertain; a band of no width has no uncertain sentences."""
+    assert (decide(0.6, (0.4, 0.6), None, None, 0).label, decide(0.6, (0.4, 0.6), None, None, 0).stances) == (
+        "supported",
+        [],
+    )
+    assert decide(0.5999, (0.4, 0.6), None, None, 1).label == "uncertain"
+    assert decide(0.4, (0.4, 0.6), None, None, 1).label == "uncertain"
+    assert decide(0.3999, (0.4, 0.6), None, None, 1).label == "unsupported"
+    assert [decide(p, (0.5, 0.5), None, None, 1).label for p in (0.4999, 0.5)] == ["unsupported", "supported"]
 
 
 def test_stated_card_for_a_conflict_carries_both_values_and_the_source_value_as_revision():

@@ -10,6 +10,7 @@ from flask import Blueprint, Response, request
 from sourcecheck.check import CheckOptions, check_text, collect
 from sourcecheck.errors import BadRequest, InternalError, InvalidOption, SourcecheckError
 from sourcecheck.services import get_services
+from sourcecheck.zotero_view import limit_to_collection
 
 bp = Blueprint("check", __name__)
 log = logging.getLogger(__name__)
@@ -33,9 +34,9 @@ def check() -> Response | dict[str, Any]:
         if raw.get(name) is not None and not isinstance(raw[name], bool):
             raise InvalidOption(f"'options.{name}' must be true or false, not {json.dumps(raw[name])[:40]}.")
     sensitivity = raw.get("sensitivity")
-    if sensitivity is not None and (not isinstance(sensitivity, str) or sensitivity not in judge.thresholds):
+    if sensitivity is not None and (not isinstance(sensitivity, str) or sensitivity not in judge.bands):
         raise InvalidOption(
-            f"'options.sensitivity' must be one of {', '.join(judge.thresholds)}, not {json.dumps(sensitivity)[:40]}."
+            f"'options.sensitivity' must be one of {', '.join(judge.bands)}, not {json.dumps(sensitivity)[:40]}."
         )
     options = CheckOptions(
         revise=raw.get("revise") is True,
@@ -43,11 +44,12 @@ def check() -> Response | dict[str, Any]:
         top_k=svc.settings["TOP_K"],
         sensitivity=sensitivity,
     )
+    library = svc.library()
     events = check_text(
         text,
-        svc.library(),
+        library,
         judge,
-        documents or None,
+        limit_to_collection(body.get("collection"), documents or None, library, svc.settings["INDEX_DIR"]),
         options,
         max_chars=svc.settings["MAX_TEXT_CHARS"],
         max_sentences=svc.settings["MAX_SENTENCES"],

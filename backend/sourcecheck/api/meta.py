@@ -16,11 +16,19 @@ bp = Blueprint("meta", __name__)
 def health() -> dict[str, Any]:
     svc = get_services()
     paired = svc.guard().is_valid(request.headers.get("Authorization"))
+    scale, calibrated = svc.calibration()
+    band = scale["bands"][svc.settings["SENSITIVITY"]]
     return {
         "ok": True,
         "version": __version__,
         "paired": paired,
-        "model": svc.model().info(),
+        "model": {
+            **svc.model().info(),
+            "calibrated": calibrated,
+            "calibration": {"judge": scale.get("judge"), "fitted_on": scale.get("fitted_on"), "band": band}
+            if calibrated
+            else None,
+        },
         "library": svc.library().counts(),
     }
 

@@ -61,4 +61,4 @@ def load_model(settings: Mapping[str, Any]) -> Model:
     return model
 
 
-__all__ = ["BACKENDS", "Model", "load_model"]
+__all__ = ["BACKENDS", "load_model"]

@@ -51,6 +51,10 @@ class Model(ABC):
         """False when the model certainly cannot run (a missing file); remote servers are assumed up."""
         return True
 
+    def judge_id(self) -> str:
+        """What this judge's calibration is kept under (calibration.for_judge): its backend and model."""
+        return f"{self.backend}:{self.name}"
+
     def info(self) -> dict[str, str | bool]:
         return {"backend": self.backend, "name": self.name, "loaded": self.loaded(), "available": self.available()}
 

@@ -11,7 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from sourcecheck.llm.base import Model
-from sourcecheck.text import content_words, numbers
+from sourcecheck.numerals import numbers
+from sourcecheck.words import content_words
 
 
 class FakeModel(Model):

@@ -34,6 +34,10 @@ class OpenAIModel(Model):
         self._openai = openai
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
 
+    def judge_id(self) -> str:
+        # the same name on another server may be another model (or another quantisation of it)
+        return f"openai:{self.name}@{self.base_url or 'api.openai.com'}"
+
     def choose(
         self, messages: list[dict[str, str]], choices: Sequence[str], state: bool = False
     ) -> tuple[dict[str, float] | None, str, npt.NDArray[np.float32] | None]:

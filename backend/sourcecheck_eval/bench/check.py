@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported w
     from sourcecheck.check import CheckOptions
     from sourcecheck.judge import Judge
     from sourcecheck.library import Library
-    from sourcecheck.llm import Model
+    from sourcecheck.llm.base import Model
 
 
 def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None:
@@ -86,8 +86,9 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
 def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
     """Per sentence: its own search, its top-k full chunks, a critique, then the verdict (Factored Verification)."""
     from sourcecheck.cards import CONTRADICTING
+    from sourcecheck.citations import strip_citations
     from sourcecheck.evidence import Evidence
-    from sourcecheck.text import split_sentences, strip_citations
+    from sourcecheck.sentences import split_sentences
 
     names = {d["id"]: d["filename"] for d in lib.list()}
     for s in split_sentences(TEXT):

@@ -1,5 +1,5 @@
 """scripts/bench --only ingest: the library's PDFs ingested as the server does, against the embedding-only bound,
-the folder ingest of the CLI, and the common LangChain recipe."""
+the folder ingest of the CLI, the same PDFs from a Zotero library, and the common LangChain recipe."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck_eval.bench.data import WORK, now
+from sourcecheck_eval.bench.data import ROOT, WORK, now
 
 if TYPE_CHECKING:  # annotations only: the library is imported where it is used
     from sourcecheck.chunks import Embed
@@ -36,6 +36,7 @@ def bench_ingest(pdfs: Sequence[Path], emb: Embed, r: dict[str, Any]) -> Library
     r["embed_only_s"] = now() - t
     r["langchain_s"], r["langchain_note"] = ingest_langchain(pdfs)
     r["folder"] = ingest_folder(pdfs, emb)
+    r["zotero"] = ingest_zotero(pdfs, emb)
     return lib
 
 
@@ -68,6 +69,43 @@ def ingest_folder(pdfs: Sequence[Path], emb: Embed) -> dict[str, float]:
         out[name] = now() - t
         out["pages"] = sum(d["pages"] for d in lib.list())
         reader.close()
+    return out
+
+
+def ingest_zotero(pdfs: Sequence[Path], emb: Embed) -> dict[str, float]:
+    """What `sourcecheck ingest --zotero` does with the same PDFs as a Zotero library's stored attachments (a data
+    directory built from Zotero's schema by tests/zotero_library.py): read zotero.sqlite, register each PDF with its
+    item's metadata, ingest with the folder ingest's read-ahead; then a second sync with nothing changed."""
+    import sys
+
+    from sourcecheck import zotero
+    from sourcecheck.library import Library
+    from sourcecheck.parser import IsolatedParser
+    from sourcecheck.zotero_sync import sync
+
+    sys.path.insert(0, str(ROOT / "tests"))  # the test suite's builder: one place that writes Zotero's format
+    from zotero_library import ZoteroLibrary
+
+    data, index = WORK / "zotero", WORK / "index-zotero"
+    for folder in (data, index):
+        shutil.rmtree(folder, ignore_errors=True)
+    z = ZoteroLibrary(data)
+    for p in pdfs:
+        z.attachment(z.item(p.stem, [("Ann", "Fisher")], "2020-00-00 2020"), p.name, data=p.read_bytes())
+    reader = IsolatedParser()
+    reader(pdfs[0].read_bytes())  # started before the clock, as for the folder ingest
+    lib = Library(index, emb, parse=reader)
+    t = now()
+    report = sync(lib, index, zotero.read(data))
+    out = {"sync": now() - t}
+    list(lib.ingest_many(report.queued))
+    out["total"] = now() - t
+    out["pages"] = sum(d["pages"] for d in lib.list())
+    t = now()
+    sync(lib, index, zotero.read(data))
+    out["resync"] = now() - t
+    lib.close()
+    reader.close()
     return out
 
 

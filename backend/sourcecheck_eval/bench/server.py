@@ -68,7 +68,7 @@ def bench_server(pdf: Path, r: dict[str, Any]) -> None:
 def user_claims(count: int, fave: str | Path = FAVE, query: int = 17) -> list[str]:
     """`count` different sentences from the abstracts of the query whose PDF the server holds, in order: checks
     made of different sentences read different evidence, as different users' checks do."""
-    from sourcecheck.text import split_sentences
+    from sourcecheck.sentences import split_sentences
 
     sources = [json.loads(line) for line in open(fave)][query]["sources"]
     claims = [s.text for src in sources for s in split_sentences(src) if s.checkable and 40 < len(s.text) < 250]

@@ -73,6 +73,13 @@ def rows(r: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
             f"{f['pages'] / f['one_by_one']:.1f} pages/s, {f['one_by_one']:.1f} s: "
             f"{f['one_by_one'] / f['read_ahead']:.2f}×)",
         )
+        z = r["zotero"]
+        row(
+            "ingest: the same PDFs from a Zotero library (`ingest --zotero`), pages/s",
+            f"{z['pages'] / z['total']:.1f} ({z['total']:.1f} s, {z['total'] / f['read_ahead']:.2f}× the folder's; "
+            f"reading zotero.sqlite and registering {z['sync']:.1f} s; a second sync, nothing changed, "
+            f"{z['resync']:.2f} s)",
+        )
         if r["langchain_s"] is None:
             row("ingest: LangChain recipe", r["langchain_note"])
         else:

@@ -1,0 +1,235 @@
+"""A Zotero library as a source: its PDFs added to the library with their items' metadata, kept in step by each sync
+(new items added, deleted or trashed ones dropped, changed files read again). What checks and the side panel read of
+it (collections, links, status) is zotero_view.py's.
+
+What the last sync found is kept in INDEX_DIR/zotero.json: each PDF attachment's document, the file's size and time
+and the collections. A file whose size and time are unchanged is not read again; any other is hashed, and a document
+whose bytes changed is replaced. A document the sync added says so in its record ("zotero": {"added": true}): only
+those are deleted when they leave Zotero, never a PDF the user had added by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sourcecheck import zotero
+from sourcecheck.errors import InternalError, NotFound, SourcecheckError
+
+if TYPE_CHECKING:  # annotations only: the caller hands over its library
+    from sourcecheck.library import Library
+    from sourcecheck.records import Record
+
+STATE = "zotero.json"
+SAVE_EVERY = 25  # attachments between two writes of the state: an interrupted sync resumes from there
+log = logging.getLogger("sourcecheck")
+
+
+@dataclass
+class Report:
+    data_dir: str
+    queued: list[str] = field(default_factory=list)  # documents to ingest: new, changed, or left half-done
+    added: int = 0
+    changed: int = 0  # attachments whose file changed: read again
+    removed: int = 0  # attachments gone from Zotero (deleted, in the trash, no longer a PDF)
+    unchanged: int = 0
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # {"key", "title", "file", "error": {code, message}}
+
+
+def load_state(index_dir: str | Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads((Path(index_dir) / STATE).read_text()))
+    except FileNotFoundError:
+        return {}
+
+
+def _save(index_dir: str | Path, state: Mapping[str, Any]) -> None:
+    tmp = Path(index_dir) / (STATE + ".tmp")
+    tmp.write_text(json.dumps(state, indent=1))
+    os.replace(tmp, Path(index_dir) / STATE)  # atomic: an interrupted sync leaves the last whole state
+
+
+def skip_reason(a: zotero.Attachment) -> dict[str, str] | None:
+    """Why an attachment is not read (its code and a sentence), or None for a PDF on disk."""
+    if a.link_mode == zotero.LINK_ONLY:
+        return {"code": "zotero_link_only", "message": "a link to a web page, with no file to read"}
+    name = a.path.name.lower() if a.path else ""
+    if a.content_type != "application/pdf" and (a.content_type or not name.endswith(".pdf")):
+        return {"code": "not_a_pdf", "message": f"not a PDF ({a.content_type or 'no type'}): only PDFs are read"}
+    if a.path is None or not a.path.is_file():
+        where = a.path or "under Zotero's base directory for linked files, which is not set"
+        return {
+            "code": "zotero_attachment_missing",
+            "message": f"the file is not on disk ({where}): in Zotero, open the item so that it downloads the "
+            "file, or relink it; the next sync reads it",
+        }
+    return None
+
+
+def cite(surnames: Iterable[str], year: int | None) -> str:
+    """How a text cites the item: "Mishra (2024)", "Mishra and Asai (2024)", "Mishra et al. (2024)"."""
+    names = list(surnames)
+    who = " and ".join(names) if len(names) <= 2 else f"{names[0]} et al."
+    return f"{who} ({year})" if who and year else who or str(year or "")
+
+
+def sync(
+    library: Library,
+    index_dir: str | Path,
+    snap: zotero.Snapshot,
+    progress: Callable[[zotero.Attachment], None] | None = None,
+    queue: Callable[[str], None] | None = None,
+) -> Report:
+    """Bring the library in step with what a read of Zotero found; returns what changed and what to ingest (queue:
+    called with each document to ingest as soon as it is registered, as the server ingests)."""
+    state = load_state(index_dir)
+    before: dict[str, dict[str, Any]] = state.get("attachments", {})
+    now: dict[str, dict[str, Any]] = {}
+    replaced: list[str] = list(state.get("replaced", []))
+    report = Report(str(snap.data_dir))
+    for i, a in enumerate(snap.attachments):
+        prev = before.get(a.key)
+        problem = skip_reason(a)
+        if problem:
+            report.skipped.append({"key": a.key, "title": a.title, "file": a.path and a.path.name, "error": problem})
+            if prev and problem["code"] == "zotero_attachment_missing":
+                now[a.key] = prev  # what was read of it stays until the file is back
+        else:
+            entry = _register(library, a, prev, report, queue)
+            if entry:
+                now[a.key] = entry
+                if prev and prev["doc"] != entry["doc"]:
+                    replaced.append(prev["doc"])
+        if progress:
+            progress(a)
+        if i % SAVE_EVERY == SAVE_EVERY - 1:  # what is registered, and the old versions still to remove
+            _save(index_dir, {**state, "attachments": {**before, **now}, "replaced": replaced})
+    kept = {e["doc"] for e in now.values()}
+    # gone from Zotero, or an old version of a changed file (this run's, or an interrupted run's)
+    for key, doc_id in [(k, e["doc"]) for k, e in before.items()] + [(None, d) for d in replaced]:
+        doc = None if doc_id in kept else _document(library, doc_id)
+        if doc is None:
+            continue
+        if doc["zotero"] and doc["zotero"].get("added"):
+            library.delete(doc["id"])
+        else:  # the user's own upload: it stays, no longer from Zotero
+            library.set_metadata(doc["id"], zotero=None, doi=None)
+        report.removed += key is not None and key not in now
+    _save(
+        index_dir,
+        {
+            "data_dir": str(snap.data_dir),
+            "synced_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "schema": snap.schema,
+            "items": snap.items,
+            "notes": snap.notes,
+            "attachments": now,
+            "collections": {c.key: {"name": c.name, "parent": c.parent} for c in snap.collections},
+            "skipped": report.skipped,
+            "report": {k: v for k, v in asdict(report).items() if k not in ("queued", "skipped")},
+        },
+    )
+    return report
+
+
+def _document(library: Library, doc_id: str) -> Record | None:
+    try:
+        doc = library.get(doc_id)
+    except NotFound:
+        return None
+    doc.setdefault("zotero", None)
+    return doc
+
+
+def _register(
+    library: Library,
+    a: zotero.Attachment,
+    prev: dict[str, Any] | None,
+    report: Report,
+    queue: Callable[[str], None] | None,
+) -> dict[str, Any] | None:
+    assert a.path is not None  # skip_reason() passed it: a PDF on disk
+    st = a.path.stat()
+    doc = _document(library, prev["doc"]) if prev else None
+    if prev and doc and doc["status"] != "failed" and (prev["size"], prev["mtime"]) == (st.st_size, st.st_mtime_ns):
+        report.unchanged += 1
+    else:
+        try:
+            doc, created = library.add_pdf(a.path.read_bytes(), a.path.name)
+        except (OSError, SourcecheckError) as e:
+            error = e.to_dict() if isinstance(e, SourcecheckError) else {"code": "pdf_corrupt", "message": str(e)}
+            report.skipped.append({"key": a.key, "title": a.title, "file": a.path.name, "error": error})
+            return None
+        doc.setdefault("zotero", None)
+        if prev and prev["doc"] != doc["id"]:
+            report.changed += 1
+        elif created:
+            report.added += 1
+        else:
+            report.unchanged += 1
+        if created:
+            doc["zotero"] = {"added": True}
+    added = bool(doc["zotero"] and doc["zotero"].get("added"))
+    metadata = {
+        "title": a.title or a.path.stem,
+        "authors": list(a.authors),
+        "year": a.year,
+        "doi": a.doi,
+        "zotero": {
+            "key": a.key,
+            "item": a.item,
+            "added": added,
+            "cite": cite(a.surnames, a.year),
+            "url": f"zotero://open-pdf/library/items/{a.key}",
+        },
+    }
+    if any(doc.get(k) != v for k, v in metadata.items()):  # each write rewrites the records: only what changed
+        library.set_metadata(doc["id"], **metadata)
+    if doc["status"] != "ready" and doc["id"] not in report.queued:
+        report.queued.append(doc["id"])
+        if queue:
+            queue(doc["id"])
+    return {"doc": doc["id"], "size": st.st_size, "mtime": st.st_mtime_ns, "collections": list(a.collections)}
+
+
+class Syncer:
+    """The server's sync: one at a time, in a thread of its own; what it registers is ingested by the server's
+    queue (ingest)."""
+
+    def __init__(self, index_dir: str | Path, library: Callable[[], Library], ingest: Callable[[str], None]) -> None:
+        self.index_dir, self.library, self.ingest = index_dir, library, ingest
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._error: dict[str, str] | None = None
+
+    def start(self, data_dir: str | None = None) -> None:
+        """Read Zotero now (its errors are the request's), then register its PDFs in the background."""
+        with self._lock:
+            if self._thread and self._thread.is_alive():
+                return
+            given = data_dir or load_state(self.index_dir).get("data_dir")
+            snap = zotero.read(zotero.find_data_dir(given))
+            self._error = None
+            self._thread = threading.Thread(target=self._run, args=(snap,), name="sourcecheck-zotero", daemon=True)
+            self._thread.start()
+
+    def _run(self, snap: zotero.Snapshot) -> None:
+        try:
+            sync(self.library(), self.index_dir, snap, queue=self.ingest)
+        except SourcecheckError as e:
+            self._error = e.to_dict()
+        except Exception as e:  # a bug: said in the status, not lost in a thread
+            log.exception("Zotero sync failed")
+            self._error = InternalError.wrap(e).to_dict()
+
+    def state(self) -> dict[str, Any]:
+        """The sync's part of the status (zotero_view.status): running, the background part's error, last counts."""
+        running = bool(self._thread and self._thread.is_alive())
+        return {"running": running, "error": self._error, "last": load_state(self.index_dir).get("report")}

@@ -1,0 +1,85 @@
+// The side panel's Zotero source (Settings → Zotero): where the library is, how many of its PDFs are in this library,
+// what the last sync left out and why, Sync now, and the collection checks are limited to (the `collection` setting,
+// sent with each check by background/checks.js).
+(function () {
+  "use strict";
+
+  const { browser: B, settings: S, labels: L } = globalThis.SC;
+  const P = globalThis.SC.panel;
+  const { $, el } = P;
+  let timer = null;
+  let generation = 0;  // an answer from before a backend switch (or a newer refresh) is not shown
+
+  function stateText(z) {
+    if (!z.synced_at) {
+      return z.data_dir ? `Zotero found at ${z.data_dir}. Sync now adds its PDFs, with their authors, years and collections.`
+        : "No Zotero library found on this computer: give its data folder below (Zotero shows it under Settings → Advanced → Files and Folders).";
+    }
+    const reading = z.documents - z.ready;
+    const last = z.sync.last;
+    return [
+      `${z.data_dir}: ${L.count(z.documents, "PDF")} in the library` + (reading ? ` (${reading} being read)` : ""),
+      z.skipped.length ? `${z.skipped.length} not read` : null,
+      last ? `last sync: ${last.added} added, ${last.changed} changed, ${last.removed} removed` : null,
+      `at ${new Date(z.synced_at).toLocaleString()}`,
+    ].filter(Boolean).join(" · ");
+  }
+
+  async function collections(z) {
+    const { collection } = await S.load(B.get);
+    const select = $("zotero-collection");
+    const options = z.collections.map((c) => new Option(`${c.path} (${L.count(c.documents, "PDF")})`, c.path));
+    if (collection && !z.collections.some((c) => c.path === collection)) options.push(new Option(`${collection} (not in Zotero now)`, collection));
+    select.replaceChildren(new Option("The whole library", ""), ...options);
+    select.value = collection || "";
+  }
+
+  async function refresh() {
+    clearTimeout(timer);
+    const mine = ++generation;
+    let z;
+    try {
+      z = (await P.call((c) => c.zotero())).zotero;
+    } catch (err) {
+      if (mine === generation) $("zotero-state").textContent = err.message;  // the status line and banner say more
+      return;
+    }
+    if (mine !== generation) return;
+    $("zotero-state").textContent = stateText(z);
+    if (z.data_dir) $("zotero-dir").placeholder = z.data_dir;
+    await collections(z);
+    $("zotero-skipped-box").hidden = !z.skipped.length;
+    $("zotero-skipped-summary").textContent = `${L.count(z.skipped.length, "attachment")} not read, and why`;
+    $("zotero-skipped").replaceChildren(...z.skipped.map((s) => el("li", null, `${s.title || s.file}: ${s.error.message}`)));
+    if (z.sync.error) $("zotero-msg").textContent = z.sync.error.message;
+    else if (!z.sync.running && $("zotero-msg").dataset.syncing) {
+      $("zotero-msg").textContent = "Synced.";
+      delete $("zotero-msg").dataset.syncing;
+      P.refreshDocuments();
+    }
+    if (z.sync.running || z.ready < z.documents) timer = setTimeout(refresh, 1000);
+  }
+
+  $("zotero-sync").addEventListener("click", async () => {
+    const button = $("zotero-sync");
+    const msg = $("zotero-msg");
+    button.disabled = true;
+    msg.textContent = "Reading Zotero…";
+    try {
+      await P.call((c) => c.zoteroSync($("zotero-dir").value.trim()));
+      msg.textContent = "Syncing…";
+      msg.dataset.syncing = "1";
+    } catch (err) {
+      msg.textContent = err.message + (err.hint ? " " + err.hint : "");
+    }
+    button.disabled = false;
+    refresh();
+    P.refreshDocuments();
+  });
+  // Takes effect with the next check.
+  $("zotero-collection").addEventListener("change", () => B.set({ collection: $("zotero-collection").value }));
+  B.onStorageChanged((changes, area) => {
+    if (area === "local" && (changes.token || changes.backendUrl)) refresh();
+  });
+  refresh();
+})();

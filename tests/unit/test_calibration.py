@@ -1,0 +1,128 @@
+"""calibration.py (the judge's scale and bands, fitted across kinds) and calibrate.py (a calibration for any judge)."""
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+from sourcecheck import calibration
+from sourcecheck.calibrate import Cancelled, answers, calibrate
+from sourcecheck.calibration import PLAIN_BANDS, SENSITIVITIES, fit, for_judge, grade, save
+from sourcecheck.judge import Judge
+from sourcecheck.llm.fake import FakeModel
+
+
+def kinds(seed=0):
+    """Three kinds of text whose scales are shifted, as the judge's are from one kind to the next."""
+    rng = np.random.default_rng(seed)
+    p, y, k = [], [], []
+    for name, shift, n in (("abstracts", 0.8, 120), ("papers", -0.6, 120), ("public", 0.0, 60)):
+        t = (rng.random(n) < 0.5).astype(int)
+        z = rng.normal(np.where(t == 1, 1.2, -1.2) + shift, 1.0)
+        p += list(1 / (1 + np.exp(-z)))
+        y += list(t)
+        k += [name] * n
+    return np.array(p), np.array(y), np.array(k)
+
+
+def test_each_kind_weighs_the_same_and_the_bands_keep_their_promises_on_every_kind():
+    p, y, k = kinds()
+    c = fit(p, y, k)
+    q = calibration.sigmoid(c["a"] * calibration.logit(p) + c["b"])
+    for s in SENSITIVITIES:
+        low, high = c["bands"][s]
+        amber, marked = calibration.TARGETS[s]
+        assert 0 <= low <= high <= 1
+        for name in ("abstracts", "papers", "public"):  # the low edge holds on the worst kind, so on each
+            assert np.mean(q[(k == name) & (y == 1)] < low) <= amber
+        # the high edge: as many true sentences marked (amber or uncertain) as promised on average, and no fewer
+        # errors than the amber edge alone marks
+        assert np.mean([np.mean(q[(k == n) & (y == 1)] < high) for n in ("abstracts", "papers", "public")]) <= marked
+        assert np.mean(q[y == 0] < high) > np.mean(q[y == 0] < low)
+    bands = c["bands"]
+    assert bands["relaxed"][0] <= bands["balanced"][0] <= bands["strict"][0]
+    assert bands["relaxed"][1] <= bands["balanced"][1] <= bands["strict"][1]
+    # a kind ten times the size weighs as one kind: the map barely moves
+    big = fit(
+        np.concatenate([p, np.repeat(p[k == "abstracts"], 10)]),
+        np.concatenate([y, np.repeat(y[k == "abstracts"], 10)]),
+        np.concatenate([k, np.repeat(k[k == "abstracts"], 10)]),
+    )
+    assert abs(big["a"] - c["a"]) < 0.35 and abs(big["b"] - c["b"]) < 0.35
+
+
+def test_grade_reads_the_band():
+    assert [grade(p, (0.3, 0.6)) for p in (0.1, 0.3, 0.59, 0.6, 0.9)] == [
+        "unsupported",
+        "uncertain",
+        "uncertain",
+        "supported",
+        "supported",
+    ]
+
+
+def test_a_judge_finds_its_own_calibration_else_the_shipped_one_and_says_which(tmp_path):
+    shipped = calibration.load()
+    assert calibration.valid(shipped) and shipped["judge"] == "llama_cpp:qwen2.5-coder-1.5b-instruct-q4_k_m"
+    assert for_judge(shipped["judge"], tmp_path) == (shipped, True)  # the default judge ships calibrated
+    assert for_judge("openai:llama3@http://127.0.0.1:11434/v1", tmp_path) == (shipped, False)
+    own = {"judge": "openai:llama3@http://127.0.0.1:11434/v1", "a": 2.0, "b": 0.1, "bands": PLAIN_BANDS}
+    path = save(own, tmp_path)
+    assert path.parent == tmp_path and "/" not in path.name[:-5] and ":" not in path.name
+    assert for_judge(own["judge"], tmp_path) == (own, True)
+    path.write_text("{not json")  # a damaged file: the shipped scale, and not calibrated
+    assert for_judge(own["judge"], tmp_path) == (shipped, False)
+    path.write_text(json.dumps({**own, "judge": "another"}))  # a file of another judge (two names, one file)
+    assert for_judge(own["judge"], tmp_path) == (shipped, False)
+
+
+def rows():
+    """Two answers of two kinds, in the shipped set's form; the fake judge says Yes where the words are there."""
+    ev = {"filename": "a.pdf", "page": 2, "quote": "The bridge opened in 1937.", "relevance": 0.8}
+    ev = {**ev, "passage": "The Golden Gate Bridge opened in 1937. It is orange."}
+    sentences = [
+        {"claim": "The Golden Gate Bridge opened in 1937.", "y": 1, "evidence": [ev]},
+        {"claim": "The Golden Gate Bridge opened in 1951.", "y": 0, "evidence": [ev]},
+        {"claim": "It is orange.", "y": 1, "evidence": [ev]},
+        {"claim": "Penguins built it from ice.", "y": 0, "evidence": [ev]},
+    ]
+    return [
+        {"kind": "one", "id": "a", "sentences": sentences * 3},
+        {"kind": "two", "id": "b", "sentences": sentences * 3},
+    ]
+
+
+def test_calibrate_scores_every_sentence_reports_progress_and_names_the_judge():
+    model = FakeModel()
+    seen = []
+    found = calibrate(Judge(model), progress=lambda p: seen.append((p.state, p.done, p.total, p.eta_s)), rows=rows())
+    assert found["judge"] == "fake:fake" and found["n"] == 24 and found["kinds"] == ["one", "two"]
+    assert calibration.valid(found) and found["a"] > 0  # Yes means supported on this judge's scale
+    assert [s[1] for s in seen] == list(range(25)) and all(s[2] == 24 for s in seen)
+    assert seen[-1][3] == 0.0 and all(s[0] == "running" for s in seen)
+    # each answer's sentences were asked over one shared block (as a check asks them), each sentence once
+    assert sum(1 for kind, _ in model.history if kind == "choose") == 4  # 24 sentences, 4 distinct: the cache
+
+
+def test_calibrate_stops_when_cancelled_and_keeps_nothing():
+    calls = iter(range(100))
+    with pytest.raises(Cancelled) as stopped:
+        calibrate(Judge(FakeModel()), cancelled=lambda: next(calls) >= 3, rows=rows())
+    assert stopped.value.code == "cancelled" and stopped.value.status == 409
+
+
+def test_the_shipped_set_is_development_data_of_several_kinds_with_its_licences():
+    from importlib import resources
+
+    found = answers()
+    kinds_seen = {a["kind"] for a in found}
+    assert {"chatpdfs", "fullpapers"} <= kinds_seen and len(kinds_seen) >= 4
+    sentences = [s for a in found for s in a["sentences"]]
+    assert 150 <= len(sentences) <= 400 and {s["y"] for s in sentences} == {0, 1}
+    assert all(s["evidence"] and all(e["passage"] and e["quote"] for e in s["evidence"]) for s in sentences)
+    assert not any(a["id"] == "fave-q3" or "-test" in a["id"] for a in found)
+    notes = resources.files("sourcecheck").joinpath("calibration_set.md").read_text()
+    assert all(kind in notes for kind in kinds_seen) and "licen" in notes.lower()
+    raw = resources.files("sourcecheck").joinpath("calibration_set.jsonl.gz").read_bytes()
+    assert len(raw) < 400_000 and gzip.decompress(raw)  # compact
+    assert len(answers(limit=1)) == len(kinds_seen)  # one answer of each kind: a quick, coarse calibration
