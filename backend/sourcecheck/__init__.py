@@ -1,3 +1,3 @@
 """sourcecheck: check LLM-written text against your own PDFs, sentence by sentence, offline."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -90,8 +90,9 @@ class Services:
 
     def judge(self) -> Judge:
         model = self.model()
+        scale = self.calibration()[0]  # one small file: a calibration made meanwhile (the CLI) is taken up
         with self._lock:
-            if self._judge is None:
+            if self._judge is None or self._judge.calibration != scale:
                 self._judge = Judge(model, sensitivity=self.settings["SENSITIVITY"], calibrations=self.calibrations())
             return self._judge
 
@@ -180,7 +181,8 @@ class Services:
 
     def close(self) -> None:
         """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start; the
-        index folder is released."""
+        index folder is released; a calibration running is cancelled."""
+        self._stop_calibrating.set()
         with self._lock:
             library, readers = self._library, (self._parser, self._checker)
         if library is not None:

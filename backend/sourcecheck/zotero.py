@@ -293,8 +293,14 @@ def _file(path: str | None, mode: int, storage: Path, base_dir: Path | None) -> 
     "attachments:REL" under the base directory of linked files."""
     if not path or mode == LINK_ONLY:
         return None
-    if path.startswith("storage:"):
-        return storage / path.removeprefix("storage:")
+    if path.startswith("storage:"):  # a file name, never a path: kept inside the item's folder
+        return _inside(storage, path.removeprefix("storage:"))
     if path.startswith("attachments:"):
-        return base_dir / path.removeprefix("attachments:") if base_dir else None
-    return Path(path)
+        return _inside(base_dir, path.removeprefix("attachments:")) if base_dir else None
+    return Path(path)  # a linked file: wherever the user keeps it, by design
+
+
+def _inside(folder: Path, relative: str) -> Path | None:
+    """folder/relative, or None when relative climbs out of folder (a crafted database, "../../x.pdf")."""
+    found = (folder / relative).resolve()
+    return found if found.is_relative_to(folder.resolve()) else None

@@ -161,21 +161,23 @@ def _register(
     if prev and doc and doc["status"] != "failed" and (prev["size"], prev["mtime"]) == (st.st_size, st.st_mtime_ns):
         report.unchanged += 1
     else:
+        # whose the document is comes from its record before this sync touched it: a user's own upload (even one
+        # whose ingest failed, which add_pdf registers again as if new) stays the user's, never removed by a sync
+        before = {d["id"]: d for d in library.list()}
         try:
-            doc, created = library.add_pdf(a.path.read_bytes(), a.path.name)
+            doc, _ = library.add_pdf(a.path.read_bytes(), a.path.name)
         except (OSError, SourcecheckError) as e:
             error = e.to_dict() if isinstance(e, SourcecheckError) else {"code": "pdf_corrupt", "message": str(e)}
             report.skipped.append({"key": a.key, "title": a.title, "file": a.path.name, "error": error})
             return None
-        doc.setdefault("zotero", None)
+        old = before.get(doc["id"])
+        doc["zotero"] = {"added": True} if old is None else old.get("zotero")
         if prev and prev["doc"] != doc["id"]:
             report.changed += 1
-        elif created:
+        elif old is None:
             report.added += 1
         else:
             report.unchanged += 1
-        if created:
-            doc["zotero"] = {"added": True}
     added = bool(doc["zotero"] and doc["zotero"].get("added"))
     metadata = {
         "title": a.title or a.path.stem,

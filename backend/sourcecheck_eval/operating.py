@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibration import fit, grade, platt
+from sourcecheck.calibration import fit, grade, platt, valid
 
 from sourcecheck_eval import metrics
 
 HELD_OUT = "-test"  # halves never fitted on
+DEFAULT_JUDGE = "llama_cpp:qwen2.5-coder-1.5b-instruct-q4_k_m"
 RESAMPLES = 1000
 
 
@@ -151,13 +152,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("runs", nargs="*", help="`sourcecheck eval` output folders")
     p.add_argument("--features", nargs="*", default=(), help=".npz features files for sets no run has scored")
     p.add_argument("--sensitivity", default="balanced", choices=("relaxed", "balanced", "strict"))
-    p.add_argument("--out", help="write the calibration fitted on all development data here")
+    p.add_argument("--out", help="write the calibration fitted on all development data here (calibration.json)")
+    p.add_argument("--judge", default=DEFAULT_JUDGE, help="the judge the runs scored with (the calibration's key)")
+    p.add_argument("--save-features", help="folder: each run set's sentences as NAME.npz, to fit again without a run")
     args = p.parse_args(argv)
-    text, everything = table(load(args.runs, args.features), args.sensitivity)
+    data = load(args.runs, args.features)
+    text, everything = table(data, args.sensitivity)
     print(text)
     print("fitted on all development data:", json.dumps(everything))
+    if args.save_features:
+        for name, units in data.items():
+            columns: dict[str, Any] = {k: np.array([u[k] for u in units]) for k in ("record", "y", "p_raw", "conflict")}
+            np.savez_compressed(Path(args.save_features) / f"{name}.npz", **columns)
     if args.out:
-        Path(args.out).write_text(json.dumps(everything, indent=1) + "\n")
+        shipped = {
+            "judge": args.judge,
+            **everything,
+            "fitted_on": f"python -m sourcecheck_eval.operating over {', '.join(sorted(data))} "
+            f"({everything['n']} development sentences, each kind weighing the same; docs/quality.md)",
+        }
+        assert valid(shipped)
+        Path(args.out).write_text(json.dumps(shipped) + "\n")
     return 0
 
 

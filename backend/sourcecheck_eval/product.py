@@ -153,7 +153,7 @@ def cards(units: Sequence[Mapping[str, Any]]) -> dict[str, int] | None:
     errors whose label gives both values, how many revisions carry the source's value and drop the sentence's."""
     from sourcecheck.cards import NOT_FOUND
 
-    flagged = [u for u in units if u.get("card") and u["card"]["label"] != "supported"]
+    flagged = [u for u in units if u.get("card") and u["card"]["label"] in ("unsupported", "contradicted")]
     if not flagged:
         return None
     source = sum(1 for u in flagged if u.get("conflict"))

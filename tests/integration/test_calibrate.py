@@ -90,9 +90,9 @@ def test_a_judge_behind_llama_cpps_openai_server(tmp_path):
         url = f"http://127.0.0.1:{port}/v1"
         wait_for(f"{url}/models", proc)
         judge = Judge(OpenAIModel(url, "smol", timeout=600, concurrent=1), calibrations=str(tmp_path / "cal"))
-        assert judge.calibrated is False and judge.model.judge_id() == f"openai:smol@{url}"
+        assert judge.calibrated is False and judge.model.judge_id() == f"openai:smol@127.0.0.1:{port}/v1"
         found = calibrate(judge, limit=1)
-        assert valid(found) and found["judge"] == f"openai:smol@{url}"
+        assert valid(found) and found["judge"] == judge.model.judge_id()
         save(found, tmp_path / "cal")
         again = Judge(OpenAIModel(url, "smol", timeout=600), calibrations=str(tmp_path / "cal"))
         assert again.calibrated is True and again.calibration["a"] == found["a"]

@@ -32,7 +32,7 @@ def assert_error(resp, status, code):
 def test_health_is_open_and_reports_pairing(client, app):
     anon = make_client(app, host="localhost:8765", token=None)
     body = anon.get("/api/v1/health").get_json()
-    assert body["ok"] and body["paired"] is False and body["version"] == "0.1.0"
+    assert body["ok"] and body["paired"] is False and body["version"] == "0.2.0"
     assert body["model"] == {
         "backend": "fake",
         "name": "fake",

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import time
 
 import numpy as np
 import pytest
@@ -49,6 +50,13 @@ def test_each_kind_weighs_the_same_and_the_bands_keep_their_promises_on_every_ki
         np.concatenate([k, np.repeat(k[k == "abstracts"], 10)]),
     )
     assert abs(big["a"] - c["a"]) < 0.35 and abs(big["b"] - c["b"]) < 0.35
+
+
+def test_a_remote_judge_is_named_by_its_server_without_credentials():
+    from sourcecheck.llm.openai_compat import OpenAIModel
+
+    assert OpenAIModel("http://me:secret@10.0.0.5:11434/v1/", "llama3").judge_id() == "openai:llama3@10.0.0.5:11434/v1"
+    assert OpenAIModel("", "gpt-4o-mini").judge_id() == "openai:gpt-4o-mini@api.openai.com/v1"
 
 
 def test_grade_reads_the_band():
@@ -126,3 +134,31 @@ def test_the_shipped_set_is_development_data_of_several_kinds_with_its_licences(
     raw = resources.files("sourcecheck").joinpath("calibration_set.jsonl.gz").read_bytes()
     assert len(raw) < 400_000 and gzip.decompress(raw)  # compact
     assert len(answers(limit=1)) == len(kinds_seen)  # one answer of each kind: a quick, coarse calibration
+
+
+def test_the_server_calibrates_its_judge_in_the_background_and_then_grades_by_it(settings, tmp_path):
+    """POST /calibrate through the app with the fake judge: progress, done, kept under the judge's name, /health and
+    the next check's judge say calibrated; DELETE on a finished one changes nothing; a bad limit is refused."""
+    from sourcecheck.app import create_app
+    from sourcecheck.services import get_services
+    from support import make_client
+
+    app = create_app({**settings, "MODELS_DIR": str(tmp_path / "models")})
+    client = make_client(app)
+    assert client.get("/api/v1/health").get_json()["model"]["calibrated"] is False
+    assert client.post("/api/v1/calibrate", json={"limit": "two"}).get_json()["error"]["code"] == "bad_request"
+    assert client.post("/api/v1/calibrate", data="x", content_type="text/plain").status_code == 400
+    started = client.post("/api/v1/calibrate", json={"limit": 1})
+    assert started.status_code == 202 and started.get_json()["calibration"]["state"] == "running"
+    for _ in range(600):
+        status = client.get("/api/v1/calibrate").get_json()["calibration"]
+        if status["state"] != "running":
+            break
+        time.sleep(0.05)
+    assert status["state"] == "done" and status["calibrated"] is True and status["done"] == status["total"] > 0
+    (kept,) = (tmp_path / "models" / "calibrations").glob("*.json")
+    assert json.loads(kept.read_text())["judge"] == "fake:fake"
+    health = client.get("/api/v1/health").get_json()["model"]
+    assert health["calibrated"] is True and health["calibration"]["judge"] == "fake:fake"
+    assert get_services(app).judge().calibrated is True
+    assert client.delete("/api/v1/calibrate").get_json()["calibration"]["state"] == "done"

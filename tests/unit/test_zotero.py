@@ -347,3 +347,27 @@ def test_a_database_in_wal_mode_is_read_with_what_its_wal_holds(zot, tmp_path):
         assert (z.root / "zotero.sqlite-wal").stat().st_size > 0
         titles = {a.title for a in zotero.read(z.root).attachments}
     assert "Otters of the Northern Coast" in titles
+
+
+def test_a_users_own_failed_upload_stays_the_users_when_zotero_holds_the_same_pdf(zot, library, tmp_path):
+    """A PDF the user uploaded whose ingest failed is registered again by the sync (add_pdf takes a failed record
+    as new): it must stay the user's, so an item trashed in Zotero later does not take the user's document along."""
+    z, ids = zot
+    pdf = next((z.root / "storage" / ids["fava_pdf"]).glob("*.pdf")).read_bytes()
+    mine, _ = library.add_pdf(pdf, "mine.pdf")
+    library._records.update(mine["id"], status="failed")  # as an ingest stopped by a missing embedding model
+    first = synced(library, tmp_path, z.root)
+    assert first.added == 1  # the bridge only: the FAVA PDF was the user's already
+    assert library.get(mine["id"])["zotero"]["added"] is False
+    z.trash(ids["fava"])
+    sync(library, tmp_path / "index", zotero.read(z.root))
+    assert mine["id"] in {d["id"] for d in library.list()}
+
+
+def test_a_stored_file_name_cannot_climb_out_of_its_items_folder(tmp_path):
+    storage = tmp_path / "storage" / "ABCD1234"
+    storage.mkdir(parents=True)
+    assert zotero._file("storage:paper.pdf", 0, storage, None) == (storage / "paper.pdf").resolve()
+    assert zotero._file("storage:../../../etc/passwd", 0, storage, None) is None
+    assert zotero._file("attachments:../../x.pdf", 2, storage, tmp_path / "base") is None
+    assert zotero._file("/home/me/papers/x.pdf", 2, storage, None).name == "x.pdf"  # a linked file: by design

@@ -6,6 +6,7 @@ import math
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
@@ -35,8 +36,11 @@ class OpenAIModel(Model):
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout, max_retries=0)
 
     def judge_id(self) -> str:
-        # the same name on another server may be another model (or another quantisation of it)
-        return f"openai:{self.name}@{self.base_url or 'api.openai.com'}"
+        # the same name on another server may be another model (or another quantisation of it); no credentials
+        # a URL may carry (GET /health shows the judge to anyone on this machine)
+        where = urlsplit(self.base_url or "https://api.openai.com/v1")
+        host = where.hostname or ""
+        return f"openai:{self.name}@{host}{f':{where.port}' if where.port else ''}{where.path.rstrip('/')}"
 
     def choose(
         self, messages: list[dict[str, str]], choices: Sequence[str], state: bool = False
