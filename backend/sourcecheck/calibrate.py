@@ -71,7 +71,15 @@ def scores(judge: Judge, rows: list[dict[str, Any]]) -> Iterator[tuple[float, in
                 Evidence(e["filename"], e["filename"], e["page"], e["quote"], e["passage"], e.get("relevance", 0.0))
                 for e in s["evidence"]
             ]
-            yield judge.raw(s["claim"], evidence, block.add(evidence)), int(s["y"]), row["kind"]
+            try:
+                p = judge.raw(s["claim"], evidence, block.add(evidence))
+            except SourcecheckError as e:
+                if e.code != "prompt_too_long":
+                    raise
+                # a judge with a small context: this sentence over its own evidence, and the block starts over
+                block = EvidenceBlock()
+                p = judge.raw(s["claim"], evidence, block.add(evidence))
+            yield p, int(s["y"]), row["kind"]
 
 
 def calibrate(

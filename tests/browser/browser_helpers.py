@@ -243,3 +243,25 @@ HIGHLIGHTS_JS = """() => {
   for (const [name, h] of CSS.highlights) out[name] = [...h].map(r => r.toString().replace(/\\s+/g, ' ').trim());
   return out;
 }"""
+
+
+def select_answer(page):
+    page.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+
+
+def wait_done(ext):
+    return wait_until(
+        lambda: (lc := ext.last_check()) and lc["status"] in ("done", "error") and lc, what="the check to finish"
+    )
+
+
+def mark_center(page, name, text):
+    """Viewport centre of the first line of the marked range whose text is `text`."""
+    return page.evaluate(
+        """([name, text]) => {
+        const r = [...CSS.highlights.get(name)].find(r => r.toString().replace(/\\s+/g, ' ').trim() === text);
+        const b = r.getClientRects()[0];
+        return [b.left + Math.min(b.width / 2, 40), b.top + b.height / 2];
+    }""",
+        [name, text],
+    )

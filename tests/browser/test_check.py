@@ -1,7 +1,7 @@
 """Select an answer on a chat-like page, check it, and read the marks and the card."""
 
 import pytest
-from browser_helpers import HIGHLIGHTS_JS, ShadowUI, slow_backend, wait_until
+from browser_helpers import HIGHLIGHTS_JS, ShadowUI, mark_center, select_answer, slow_backend, wait_done, wait_until
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 
@@ -17,28 +17,6 @@ SUPPORTED = [
     "The retrieval component uses Contriever to find relevant passages.",
     "Errors are grouped into six types, from entity errors to unverifiable statements.",
 ]
-
-
-def select_answer(page):
-    page.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
-
-
-def wait_done(ext):
-    return wait_until(
-        lambda: (lc := ext.last_check()) and lc["status"] in ("done", "error") and lc, what="the check to finish"
-    )
-
-
-def mark_center(page, name, text):
-    """Viewport centre of the first line of the marked range whose text is `text`."""
-    return page.evaluate(
-        """([name, text]) => {
-        const r = [...CSS.highlights.get(name)].find(r => r.toString().replace(/\\s+/g, ' ').trim() === text);
-        const b = r.getClientRects()[0];
-        return [b.left + Math.min(b.width / 2, 40), b.top + b.height / 2];
-    }""",
-        [name, text],
-    )
 
 
 def test_button_check_marks_exactly_the_flagged_sentences(ext, chat, artifacts):

@@ -3,34 +3,12 @@
 checks to a collection."""
 
 import pytest
-from browser_helpers import Backend, ShadowUI, wait_until
+from browser_helpers import Backend, ShadowUI, mark_center, select_answer, wait_done, wait_until
 from zotero_library import standard_library
 
 pytestmark = pytest.mark.browser
-# The chat page's sentence that FAVA's page 2 contradicts (7B, not 13B). The helpers below are test_check.py's, not
-# imported: tests/unit has a test_check module too.
+# The chat page's sentence that FAVA's page 2 contradicts (7B, not 13B).
 CONTRADICTED = "The editor model was fine-tuned from Llama2-Chat 13B on the synthetic data."
-
-
-def select_answer(page):
-    page.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
-
-
-def wait_done(ext):
-    return wait_until(
-        lambda: (lc := ext.last_check()) and lc["status"] in ("done", "error") and lc, what="the check to finish"
-    )
-
-
-def mark_center(page, name, text):
-    return page.evaluate(
-        """([name, text]) => {
-        const r = [...CSS.highlights.get(name)].find(r => r.toString().replace(/\\s+/g, ' ').trim() === text);
-        const b = r.getClientRects()[0];
-        return [b.left + Math.min(b.width / 2, 40), b.top + b.height / 2];
-    }""",
-        [name, text],
-    )
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,7 @@ def test_the_default_gguf_calibrated_by_the_cli(tmp_path, real_model_path):
 def test_a_second_gguf_is_uncalibrated_until_the_side_panels_calibrate_is_done(tmp_path):
     models = models_dir(tmp_path, smollm2_path())
     proc, port, code = start_server(
-        tmp_path / "index", BACKEND="llama_cpp", MODEL=smollm2_path().stem, MODELS_DIR=models, N_CTX=2048
+        tmp_path / "index", BACKEND="llama_cpp", MODEL=smollm2_path().name, MODELS_DIR=models, N_CTX=2048
     )
     api = f"http://127.0.0.1:{port}/api/v1"
     try:

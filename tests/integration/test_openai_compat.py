@@ -134,6 +134,17 @@ def test_http_error_status_is_reported():
         server.shutdown()
 
 
+def test_a_prompt_longer_than_the_served_context_is_the_local_backends_error():
+    body = '{"error": {"message": "This model\'s maximum context length is 2048 tokens. However, you requested 2192."}}'
+    server, _, url = serve(body, status=400)
+    try:
+        with pytest.raises(ModelError) as err:
+            OpenAIModel(url, "m").complete([{"role": "user", "content": "hi"}])
+        assert err.value.code == "prompt_too_long" and "2048" in err.value.message
+    finally:
+        server.shutdown()
+
+
 def test_custom_server_never_gets_the_openai_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-for-openai-only")
     reply = (

@@ -162,3 +162,14 @@ def test_the_server_calibrates_its_judge_in_the_background_and_then_grades_by_it
     assert health["calibrated"] is True and health["calibration"]["judge"] == "fake:fake"
     assert get_services(app).judge().calibrated is True
     assert client.delete("/api/v1/calibrate").get_json()["calibration"]["state"] == "done"
+
+
+def test_a_judge_with_a_small_context_is_asked_over_each_sentences_own_evidence_when_the_block_is_too_long():
+    from sourcecheck.errors import ModelError
+
+    model = FakeModel()
+    model.enqueue(
+        ModelError("The prompt has 2191 tokens, more than the model's context of 2048.", code="prompt_too_long")
+    )
+    found = calibrate(Judge(model), rows=rows())
+    assert found["n"] == 24 and calibration.valid(found)

@@ -73,8 +73,13 @@ class OpenAIModel(Model):
         except self._openai.APIConnectionError:
             raise ModelError(f"Cannot reach {where}; is the server running?", code="model_unreachable") from None
         except self._openai.APIStatusError as e:
+            # a prompt longer than the served model's context (OpenAI, llama.cpp, vLLM word it so): the same error
+            # as the local backend's, so a caller can ask again with less
+            too_long = e.status_code == 400 and "context length" in str(e.message).lower()
             raise ModelError(
-                f"{where} answered with HTTP {e.status_code}: {_short(e.message)}", code="model_error", status=502
+                f"{where} answered with HTTP {e.status_code}: {_short(e.message)}",
+                code="prompt_too_long" if too_long else "model_error",
+                status=500 if too_long else 502,
             ) from None
         except self._openai.APIResponseValidationError:
             raise ModelError(
