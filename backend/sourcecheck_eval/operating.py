@@ -140,6 +140,50 @@ def table(data: Mapping[str, list[dict[str, Any]]], sensitivity: str = "balanced
     return "\n".join(lines), everything
 
 
+def ceiling(units: list[dict[str, Any]], amber: float = 0.10, unsure: float = 0.30) -> dict[str, float | None]:
+    """The best any band on the judge's score could do on these very sentences, chosen with hindsight: every Platt
+    map keeps the judge's order, so a band is two cuts on p_raw. "ba_flagged": the best balanced accuracy of red or
+    amber vs the rest with at most `amber` of true sentences red or amber; "errors_marked": the most errors marked
+    (red, amber or uncertain) with at most `amber` + `unsure` of true sentences marked. A target above these is out of
+    reach of any calibration or band of this judge on this kind of text: only a better ranking moves it."""
+    y = np.array([u["y"] for u in units])
+    p = np.array([u["p_raw"] for u in units])
+    red = np.array([u["conflict"] for u in units], dtype=bool)
+    if y.all() or not y.any():
+        return {"ba_flagged": None, "errors_marked": None}
+    best_ba, best_marked = 0.0, 0.0
+    for cut in np.unique(np.r_[p, np.inf]):
+        below = (p < cut) | red
+        true_below, errors_below = below[y == 1].mean(), below[y == 0].mean()
+        if true_below <= amber:
+            best_ba = max(best_ba, (errors_below + 1 - true_below) / 2)
+        if true_below <= amber + unsure:
+            best_marked = max(best_marked, errors_below)
+    return {"ba_flagged": float(best_ba), "errors_marked": float(best_marked)}
+
+
+def ceilings(data: Mapping[str, list[dict[str, Any]]]) -> str:
+    """The Markdown table of ceiling() per set, with 95 % intervals over records."""
+    lines = [
+        "| set | best BA red/amber, ≤ 10 % of true red/amber | most errors marked, ≤ 40 % of true marked |",
+        "| --- | --- | --- |",
+    ]
+    rng = np.random.default_rng(0)
+    for name, units in data.items():
+        point = ceiling(units)
+        records = sorted({u["record"] for u in units})
+        by_record = {r: [u for u in units if u["record"] == r] for r in records}
+        draws: dict[str, list[float]] = {k: [] for k in point}
+        for _ in range(RESAMPLES // 5):  # each draw searches every cut: fewer draws, the same order of interval
+            found = ceiling([u for r in rng.choice(records, len(records)) for u in by_record[r]])
+            for k, v in found.items():
+                if v is not None:
+                    draws[k].append(v)
+        cells = [_cell((point[k], *np.quantile(draws[k], [0.025, 0.975]))) for k in ("ba_flagged", "errors_marked")]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _cell(v: tuple) -> str:
     point, low, high = v
     if point is None:
@@ -159,7 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = load(args.runs, args.features)
     text, everything = table(data, args.sensitivity)
     print(text)
-    print("fitted on all development data:", json.dumps(everything))
+    print("\nThe best any band on the judge's score could do on each set, chosen on that set with hindsight:\n")
+    print(ceilings(data))
+    print("\nfitted on all development data:", json.dumps(everything))
     if args.save_features:
         for name, units in data.items():
             columns: dict[str, Any] = {k: np.array([u[k] for u in units]) for k in ("record", "y", "p_raw", "conflict")}

@@ -62,3 +62,32 @@ def test_the_shipped_calibration_is_reproduced_from_the_committed_features():
     fit = fitted(data)
     assert {k: fit[k] for k in ("a", "b", "bands")} == {k: shipped()[k] for k in ("a", "b", "bands")}
     assert fit["kinds"] == ["chatpdfs", "factcheck_gpt", "fullpapers", "lfqa_verification", "tofueval", "wice"]
+
+
+def test_the_ceiling_is_the_best_band_chosen_with_hindsight():
+    from sourcecheck_eval.operating import ceiling, ceilings
+
+    def units(pairs):
+        return [{"record": str(i), "y": y, "p_raw": p, "conflict": False} for i, (y, p) in enumerate(pairs)]
+
+    # ordered perfectly: a cut between the classes marks every error and no true sentence
+    assert ceiling(units([(1, 0.9), (1, 0.8), (0, 0.2), (0, 0.1)])) == {"ba_flagged": 1.0, "errors_marked": 1.0}
+    # ten true sentences, the lowest of them below both errors: flagging both errors flags 1 true (10 %, allowed)
+    ten = units([(1, 0.1)] + [(1, 0.9)] * 9 + [(0, 0.3), (0, 0.4)])
+    assert ceiling(ten) == {"ba_flagged": (1 + 0.9) / 2, "errors_marked": 1.0}
+    # reversed: every error above every true sentence; marking errors means marking true sentences first
+    worst = ceiling(units([(1, 0.1)] * 10 + [(0, 0.9)] * 10))
+    assert worst == {"ba_flagged": 0.5, "errors_marked": 0.0}
+    # no band that keeps true sentences red or amber at 10 % or less does better than the ceiling, and one reaches it
+    from sourcecheck_eval.operating import figures
+
+    data = sets()
+    c = ceiling(data["a"])
+    reached = []
+    for low in np.linspace(0.01, 0.99, 99):
+        f = figures(data["a"], marks(data["a"], {"a": 1.0, "b": 0.0, "bands": {"balanced": [low, low]}}))
+        if f["true_flagged"] <= 0.10:
+            assert f["ba_flagged"] <= c["ba_flagged"] + 1e-9
+            reached.append(f["ba_flagged"])
+    assert len(reached) > 5 and max(reached) > c["ba_flagged"] - 0.02
+    assert "| a | " in ceilings(data) and "| c-test | " in ceilings(data)

@@ -16,7 +16,6 @@ if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported w
     from sourcecheck.check import CheckOptions
     from sourcecheck.judge import Judge
     from sourcecheck.library import Library
-    from sourcecheck.llm.base import Model
 
 
 def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None:
@@ -32,7 +31,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     t = now()
     model.prepare()
     r["model"], r["model_load_s"] = model.name, now() - t
-    counts = count_tokens(model)
+    counts = TokenCount(model)
 
     def judge() -> Judge:
         return Judge(model, sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
@@ -40,7 +39,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     def run(name: str, pipeline: Callable[[Judge], Iterable[tuple[int, str]]], j: Judge) -> None:
         # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
         model.choose(messages("verify", sources="(none found)", claim="Warm-up."), ("Yes", "No"))
-        counts.update(prompt=0, written=0)
+        counts.reset()
         first: float | None
         verdicts: float | None
         labels: dict[int, str] | list[str]  # by sentence index, then in order
@@ -57,14 +56,16 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
             "verdicts_s": verdicts,
             "all_s": wall,
             "labels": labels,
-            **counts,
+            **{k: (dict(v) if isinstance(v, dict) else v) for k, v in counts.items()},
             "others_cores": others_cores_between(start, end, wall),
         }
         print(
             f"  {name}: first {first:.1f} s, all verdicts {verdicts:.1f} s, with critiques {wall:.1f} s, "
-            f"{counts}, {labels}",
+            f"{counts['prompt']} prompt tokens ({counts['reread']} read again), {counts['written']} written, {labels}",
             flush=True,
         )
+        for part, n in sorted(counts["parts"].items()):
+            print(f"    {part}: {n} tokens, {counts['seconds'][part]:.1f} s of model time", flush=True)
 
     def ours(options: CheckOptions) -> Callable[[Judge], Iterator[tuple[int, str]]]:
         def pipeline(j: Judge) -> Iterator[tuple[int, str]]:
@@ -109,17 +110,70 @@ def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
         )
 
 
-def count_tokens(model: Model) -> dict[str, int]:
-    """Count the tokens llama.cpp evaluates: prompt tokens (read in batches) and written ones (one at a time)."""
-    counts = {"prompt": 0, "written": 0}
-    if not hasattr(model, "load"):  # not llama.cpp (SOURCECHECK_BACKEND=fake: a smoke test of this script)
-        return counts
-    llm = model.load()
-    evaluate = llm.eval
+class TokenCount(dict):
+    """The tokens llama.cpp evaluates during a pipeline, by where they go: "prompt" (read in batches) and "written"
+    (one at a time), and the prompt's tokens by part and their share of model time in "parts": per prompt kind
+    (verify: the Yes/No question; critique: the card's three lines), its "instructions" (the system turn and the
+    prompt's opening), its "evidence" (the source excerpts) and its "claim" (the sentence and the question after it);
+    "reread": tokens read again with the same prefix, which a kept cache would have spared (a subset of the parts)."""
 
-    def counting(tokens: Sequence[int]) -> Any:
-        counts["prompt" if len(tokens) > 1 else "written"] += len(tokens)
-        return evaluate(tokens)
+    def __init__(self, model: Any) -> None:
+        super().__init__(prompt=0, written=0, parts={}, seconds={}, reread=0)
+        self._bounds: tuple[str, int, int] = ("verify", 0, 0)
+        self._seen: set[int] = set()
+        if not hasattr(model, "load"):  # not llama.cpp (SOURCECHECK_BACKEND=fake: a smoke test of this script)
+            return
+        self._llm = llm = model.load()
+        tokens, evaluate = model.tokens, llm.eval
 
-    llm.eval = counting
-    return counts
+        def tokens_marking_parts(msgs: list[dict[str, str]]) -> list[int]:
+            out = tokens(msgs)
+            self._bounds = self.parts_of(llm.detokenize(out, special=True).decode("utf-8", "replace"), llm)
+            return out
+
+        def counting(batch: Sequence[int]) -> Any:
+            t = now()
+            result = evaluate(batch)
+            self.add(list(llm.input_ids[: llm.n_tokens]), len(batch), now() - t)
+            return result
+
+        model.tokens = tokens_marking_parts
+        llm.eval = counting
+
+    @staticmethod
+    def parts_of(prompt: str, llm: Any) -> tuple[str, int, int]:
+        """(prompt kind, token where the evidence starts, token where the claim starts) of a formatted prompt."""
+        kind = "critique" if "Reply in exactly three lines" in prompt else "verify"
+        opening, closing = "Source excerpts:\n", "\n\nClaim:"
+        if opening not in prompt or closing not in prompt:
+            return kind, 0, 0
+        a, b = prompt.index(opening) + len(opening), prompt.rindex(closing)
+
+        def size(text: str) -> int:
+            return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+        return kind, size(prompt[:a]), size(prompt[:b])
+
+    def add(self, context: list[int], n: int, seconds: float) -> None:
+        """n tokens just evaluated at the end of context (all tokens now in the cache), taking seconds."""
+        if n == 1:  # generation: one token at a time
+            self["written"] += 1
+            return
+        self["prompt"] += n
+        kind, a, b = self._bounds
+        start = len(context) - n
+        h = 0
+        for pos, token in enumerate(context):
+            h = hash((h, int(token)))
+            if pos < start:
+                continue
+            part = f"{kind} {'instructions' if pos < a else 'evidence' if pos < b else 'claim'}"
+            self["parts"][part] = self["parts"].get(part, 0) + 1
+            self["seconds"][part] = self["seconds"].get(part, 0.0) + seconds / n
+            if h in self._seen:
+                self["reread"] += 1
+            self._seen.add(h)
+
+    def reset(self) -> None:
+        self.update(prompt=0, written=0, parts={}, seconds={}, reread=0)
+        self._seen.clear()
