@@ -1,8 +1,8 @@
 """From retrieved chunks to evidence: rerank, drop overlaps, pick the verbatim quote, order for the prompt.
 
 Evidence lists are most relevant LAST (nearest the claim in the prompt). One module of over 300 lines: the rerank,
-the quote, the passage and the prompt's aligned sentences all read a chunk through the same split into sentences
-and labels (_split, cached) and the same rarity weights (_rarity); apart, they would share those private helpers.
+the quote and the passage all read a chunk through the same split into sentences and labels (split_passage, cached)
+and the same rarity weights (rarity), which the evaluation's aligned prompts read too (sourcecheck_eval/aligned.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -28,16 +28,9 @@ Similarity = Mapping[str, float]  # {sentence: cosine with the claim} (SentenceS
 Ranked = tuple[float, "Hit", tuple[str, ...], tuple[int, int]]  # score, hit, its sentences, its quote's span
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
-ALIGNED_WORDS = 90  # most words of source sentences an aligned prompt shows (aligned())
-# A sentence that opens by pointing back ("It", "These models", "Such a test") needs the one before it.
 _LINE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _SECTION = re.compile(r"\s*\d+(?:\.\d+)*\.?\s")  # "2.1 Drought treatment": a heading's number
 _ITEM = re.compile(r"\s*(?:[-*+•◦▪]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s")  # a list item: a short claim of its own
-_POINTS_BACK = re.compile(
-    r"^[\W_]*(it|its|they|their|them|this|these|those|such|he|she|his|her|both|the latter|"
-    r"the former|here|there|however|thus|therefore|moreover)\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass
@@ -92,7 +85,7 @@ class SentenceSimilarity:
         self.vectors: dict[str, np.ndarray] = {}
 
     def __call__(self, claim: str, hits: Sequence[Hit]) -> dict[str, float]:
-        sentences = [s for hit in hits for s in _split(hit.text).sentences]
+        sentences = [s for hit in hits for s in split_passage(hit.text).sentences]
         new = [t for t in dict.fromkeys([claim] + sentences) if t not in self.vectors]
         if new:
             vectors = np.asarray(self.embed(new), dtype=np.float32)
@@ -130,9 +123,9 @@ def select_evidence(
 def _rank(claim: str, hits: Sequence[Hit], similarity: Similarity | None) -> list[Ranked]:
     """(score, hit, its sentences, the (start, end) of its quote among them) for each hit."""
     claim_words, claim_numbers = _stems(claim), numbers(claim)
-    parts = [_split(hit.text) for hit in hits]
+    parts = [split_passage(hit.text) for hit in hits]
     found = [(_stems(s), numbers(s)) for part in parts for s in part.sentences]
-    weight = _rarity([words for words, _ in found], claim_words)
+    weight = rarity([words for words, _ in found], claim_words)
     top = max(weight.values(), default=1.0)
     # fsum: exact whatever the order, and a set's order changes with the process (hash seed): a plain sum differed in
     # the last digit between runs, which could change a quote on an exact tie
@@ -165,13 +158,13 @@ def _stems(text: str) -> set[str]:
     return {w if w[0].isdigit() else w[:5] for w in content_words(text)}
 
 
-def _rarity(seen: Sequence[set[str]], words: Iterable[str]) -> dict[str, float]:
+def rarity(seen: Sequence[set[str]], words: Iterable[str]) -> dict[str, float]:
     """IDF of each claim word among the candidates' word sets (a word in none weighs most)."""
     return {w: math.log(1 + (len(seen) + 1) / (1 + sum(w in s for s in seen))) for w in words}
 
 
 class Split(NamedTuple):
-    """A chunk split into sentences (_split)."""
+    """A chunk split into sentences (split_passage)."""
 
     sentences: tuple[str, ...]  # whitespace-normalised, covering the chunk's text without a gap
     labels: frozenset[int]  # indices of the sentences that are labels (a title, an author line, a heading)
@@ -179,7 +172,7 @@ class Split(NamedTuple):
 
 
 @lru_cache(maxsize=4096)  # a check splits each candidate chunk several times (shortlist, similarity, rank, passage)
-def _split(text: str) -> Split:
+def split_passage(text: str) -> Split:
     """A chunk's sentences (whitespace-normalised), the indices of those that are labels, and of those that open
     a line of the chunk: a Split.
 
@@ -269,63 +262,13 @@ def _evidence(
                 lo, hi, grew = lo2, hi2, True
         if not grew:
             break
-    opens_line = _split(hit.text).opens_line  # a title or a heading stays on a line of its own (conflict.py's split)
+    # a title or a heading stays on a line of its own (conflict.py's split)
+    opens_line = split_passage(hit.text).opens_line
     passage = "".join(("\n" if i in opens_line else " ") * (i > lo) + sentences[i] for i in range(lo, hi))
     passage = passage if len(passage.split()) <= PASSAGE_WORDS else quote  # one sentence longer than a passage
     return Evidence(
         hit.document_id, filenames.get(hit.document_id, ""), hit.page, quote, passage, min(1.0, max(0.0, score))
     )
-
-
-def aligned(claim: str, evidence: Sequence[Evidence], budget_words: int = ALIGNED_WORDS) -> list[Evidence]:
-    """The source sentences that bear on the claim, in place of whole passages: a short prompt.
-
-    Greedy cover: each next sentence is the one that adds the most of the claim's words (weighted by rarity
-    among the candidates) and numbers not yet covered, until nothing is added or the budget is spent; at
-    least two when there are two. A sentence that points back brings the one before it. Returns evidence items
-    whose passage is just their chosen sentences, in the given order (most relevant last); the items
-    themselves (quote, page) are unchanged, so the card shows the same evidence.
-    """
-    claim_words, claim_numbers = set(content_words(claim)), numbers(claim)
-    candidates = []  # (item, position, sentence, words, numbers)
-    for i, e in enumerate(evidence):
-        split = _split(e.passage)  # a title line is no source sentence
-        for j, s in enumerate(split.sentences):
-            if j not in split.labels:
-                candidates.append((i, j, s, set(content_words(s)), numbers(s)))
-    by_place = {c[:2]: c for c in candidates}
-    weight = _rarity([c[3] for c in candidates], claim_words)
-    top = max(weight.values(), default=1.0)
-    chosen: set[tuple[int, int]] = set()
-    words_left, numbers_left, spent = set(claim_words), set(claim_numbers), 0
-
-    def gain(
-        c: tuple[int, int, str, set[str], set[str]],
-    ) -> tuple[float, int, int]:  # ties go to the more relevant item (later in evidence), then to the earlier sentence
-        return (math.fsum(weight[w] for w in words_left & c[3]) + top * len(numbers_left & c[4]), c[0], -c[1])
-
-    while True:
-        left = [c for c in candidates if (c[0], c[1]) not in chosen and spent + len(c[2].split()) <= budget_words]
-        if not left:
-            break
-        best = max(left, key=gain)
-        if gain(best)[0] <= 0 and len(chosen) >= 2:
-            break
-        chosen.add((best[0], best[1]))
-        spent += len(best[2].split())
-        words_left -= best[3]
-        numbers_left -= best[4]
-        before = (best[0], best[1] - 1)
-        if before in by_place and _POINTS_BACK.match(best[2]) and before not in chosen:
-            chosen.add(before)
-            spent += len(by_place[before][2].split())
-    out = []
-    for i, e in enumerate(evidence):
-        picked = [c[2] for c in candidates if c[0] == i and (i, c[1]) in chosen]
-        if picked:
-            out.append(replace(e, passage=" ".join(picked)))
-    # no sentence fits the budget (a run-on "sentence" from a table or a reference list): the best quote, cut
-    return out or [replace(e, passage=" ".join(e.quote.split()[:budget_words])) for e in evidence[-1:]]
 
 
 def format_sources(evidence: Sequence[Evidence]) -> str:

@@ -22,9 +22,11 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from sourcecheck.errors import ConfigError
-from sourcecheck.evidence import Evidence, aligned
+from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge, Score, yes_probability
 from sourcecheck.reading import ALIGNED, MAX_SWAPS, Swap, swap
+
+from sourcecheck_eval.aligned import aligned
 
 if TYPE_CHECKING:
     from sourcecheck.conflict import EvidenceItem

@@ -6,39 +6,16 @@ from sourcecheck.conflict import find_conflict
 from sourcecheck.evidence import (
     Evidence,
     SentenceSimilarity,
-    _split,
-    aligned,
     format_sources,
     select_evidence,
     shortlist,
+    split_passage,
 )
 from sourcecheck.search import Hit
 
 
 def ev(passage):
     return Evidence("d", "a.pdf", 1, passage.split(".")[0], passage, 0.5)
-
-
-def test_aligned_covers_the_claim_with_few_sentences_and_keeps_a_pointing_back_sentence_whole():
-    items = [
-        ev("The cat sat on the mat. Dogs bark loudly at night. Birds sing in spring."),
-        ev(
-            "FAVA was trained on 35k instances. It beats ChatGPT by 20 points on fine-grained detection. "
-            "The weather was fine."
-        ),
-    ]
-    out = aligned("FAVA, trained on 35k instances, beats ChatGPT by 20 points.", items)
-    text = " ".join(e.passage for e in out)
-    assert "35k instances" in text and "It beats ChatGPT" in text
-    assert "weather" not in text and "Birds" not in text
-    assert [e.quote for e in out][-1] == items[-1].quote  # most relevant last, items unchanged
-
-
-def test_aligned_never_leaves_the_prompt_without_sources():
-    run_on = ev("word " * 200 + "end.")  # one 200-word "sentence": over the budget
-    out = aligned("A claim about words.", [run_on])
-    assert len(out) == 1 and 0 < len(out[0].passage.split()) <= 90
-    assert aligned("A claim.", []) == []
 
 
 # A paper's first chunk: its title and authors run into the abstract, close to every claim about the paper
@@ -152,7 +129,7 @@ def test_a_title_or_author_line_is_never_the_quote_but_the_judge_still_reads_it(
 
 def test_labels_are_lines_that_are_whole_titles_author_lists_or_headings():
     def labels(text):
-        split = _split(text)
+        split = split_passage(text)
         return [split.sentences[i] for i in sorted(split.labels)]
 
     assert labels(HEADER.text) == ["Stem reserve mobilization in wheat under drought and heat", "A. Gupta, K. Kaur"]

@@ -4,9 +4,10 @@ the swaps reading tries) and the hidden state read with each answer, through the
 import pytest
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.errors import ConfigError
-from sourcecheck.evidence import ALIGNED_WORDS, Evidence
+from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
+from sourcecheck_eval.aligned import ALIGNED_WORDS
 from sourcecheck_eval.judge import LabJudge, LabScore
 from support import TEXT, bridge_and_fava
 
