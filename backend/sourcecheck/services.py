@@ -19,6 +19,7 @@ from sourcecheck.llm import load_model
 from sourcecheck.llm.base import Model
 from sourcecheck.parser import IsolatedParser
 from sourcecheck.security import Guard
+from sourcecheck.zotero_sync import Syncer
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -47,6 +48,7 @@ class Services:
     _queue: queue.Queue[str] | None
     _parser: IsolatedParser | None
     _checker: IsolatedParser | None
+    _syncer: Syncer | None
 
     def __init__(self, settings: dict[str, Any]) -> None:
         self.settings = settings
@@ -54,6 +56,7 @@ class Services:
         self._library = self._model = self._judge = self._guard = None
         self._queue = None
         self._parser = self._checker = None
+        self._syncer = None
         self._calibrating = Progress()
         self._stop_calibrating = threading.Event()
 
@@ -62,6 +65,13 @@ class Services:
             if self._guard is None:
                 self._guard = Guard(self.settings)  # reads (or creates) the token in the index folder
             return self._guard
+
+    def syncer(self) -> Syncer:
+        """The Zotero sync (zotero_sync.Syncer): its PDFs go to this server's ingest queue."""
+        with self._lock:
+            if self._syncer is None:
+                self._syncer = Syncer(self.settings["INDEX_DIR"], self.library, self.queue_ingest)
+            return self._syncer
 
     def library(self) -> Library:
         with self._lock:
@@ -181,10 +191,13 @@ class Services:
 
     def close(self) -> None:
         """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start; the
-        index folder is released; a calibration running is cancelled."""
+        index folder is released; a calibration running is cancelled; a Zotero sync stops after the attachment it is
+        on and goes on from there at the next sync."""
         self._stop_calibrating.set()
         with self._lock:
-            library, readers = self._library, (self._parser, self._checker)
+            library, readers, syncer = self._library, (self._parser, self._checker), self._syncer
+        if syncer is not None:
+            syncer.stop()  # before the library closes: the sync writes to it
         if library is not None:
             library.stop()
             library.close()

@@ -41,6 +41,7 @@ class Report:
     removed: int = 0  # attachments gone from Zotero (deleted, in the trash, no longer a PDF)
     unchanged: int = 0
     skipped: list[dict[str, Any]] = field(default_factory=list)  # {"key", "title", "file", "error": {code, message}}
+    stopped: bool = False  # stopped part way (the server is stopping): the next sync goes on from what is saved
 
 
 def load_state(index_dir: str | Path) -> dict[str, Any]:
@@ -86,15 +87,22 @@ def sync(
     snap: zotero.Snapshot,
     progress: Callable[[zotero.Attachment], None] | None = None,
     queue: Callable[[str], None] | None = None,
+    stopped: Callable[[], bool] = lambda: False,
 ) -> Report:
     """Bring the library in step with what a read of Zotero found; returns what changed and what to ingest (queue:
-    called with each document to ingest as soon as it is registered, as the server ingests)."""
+    called with each document to ingest as soon as it is registered, as the server ingests). When stopped() turns
+    true it saves what it registered and returns at once (report.stopped), removing nothing: a document not reached
+    yet is not gone from Zotero."""
     state = load_state(index_dir)
     before: dict[str, dict[str, Any]] = state.get("attachments", {})
     now: dict[str, dict[str, Any]] = {}
     replaced: list[str] = list(state.get("replaced", []))
     report = Report(str(snap.data_dir))
     for i, a in enumerate(snap.attachments):
+        if stopped():
+            _save(index_dir, {**state, "attachments": {**before, **now}, "replaced": replaced})
+            report.stopped = True
+            return report
         prev = before.get(a.key)
         problem = skip_reason(a)
         if problem:
@@ -210,11 +218,12 @@ class Syncer:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._error: dict[str, str] | None = None
+        self._stop = threading.Event()
 
     def start(self, data_dir: str | None = None) -> None:
         """Read Zotero now (its errors are the request's), then register its PDFs in the background."""
         with self._lock:
-            if self._thread and self._thread.is_alive():
+            if self._thread and self._thread.is_alive() or self._stop.is_set():
                 return
             given = data_dir or load_state(self.index_dir).get("data_dir")
             snap = zotero.read(zotero.find_data_dir(given))
@@ -224,12 +233,21 @@ class Syncer:
 
     def _run(self, snap: zotero.Snapshot) -> None:
         try:
-            sync(self.library(), self.index_dir, snap, queue=self.ingest)
+            sync(self.library(), self.index_dir, snap, queue=self.ingest, stopped=self._stop.is_set)
         except SourcecheckError as e:
             self._error = e.to_dict()
         except Exception as e:  # a bug: said in the status, not lost in a thread
             log.exception("Zotero sync failed")
             self._error = InternalError.wrap(e).to_dict()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop a running sync after the attachment it is on (the server is stopping: the library closes next) and
+        wait for it; no sync starts after this."""
+        with self._lock:
+            self._stop.set()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
 
     def state(self) -> dict[str, Any]:
         """The sync's part of the status (zotero_view.status): running, the background part's error, last counts."""

@@ -192,6 +192,50 @@ def test_an_interrupted_sync_resumes_and_still_owns_what_it_added(zot, library, 
     assert [d["title"] for d in library.list()] == ["The Golden Gate Bridge"]  # added by the sync: deleted with it
 
 
+def test_a_stopped_sync_keeps_what_it_registered_removes_nothing_and_goes_on_next_time(zot, library, tmp_path):
+    z, ids = zot
+    synced(library, tmp_path, z.root)
+    z.trash(ids["fava"])  # gone from Zotero: only a sync that reached the end may remove it
+    report = sync(library, tmp_path / "index", zotero.read(z.root), stopped=lambda: True)
+    assert report.stopped and report.removed == 0
+    assert sorted(d["title"] for d in library.list()) == sorted([FAVA_TITLE, "The Golden Gate Bridge"])
+    calls = []
+
+    def after_one():
+        calls.append(1)
+        return len(calls) > 1
+
+    fresh = Library(tmp_path / "index2", HashEmbedding())
+    try:
+        first = sync(fresh, tmp_path / "index2", zotero.read(z.root), stopped=after_one)
+        assert first.stopped and len(first.queued) == 1 and len(load_state(tmp_path / "index2")["attachments"]) == 1
+        rest = sync(fresh, tmp_path / "index2", zotero.read(z.root))
+        assert not rest.stopped and rest.unchanged == 1 and len(fresh.list()) == 1 + rest.added
+    finally:
+        fresh.close()
+    assert synced(library, tmp_path, z.root).removed == 1  # a full sync removes what Zotero no longer has
+
+
+def test_the_server_stops_a_running_sync_before_it_closes_the_library(zot, app, monkeypatch):
+    z, _ = zot
+    register, seen = zotero_sync._register, []
+
+    def slow(*args, **kwargs):  # each attachment takes a while: the stop comes in the middle of the sync
+        seen.append(1)
+        time.sleep(0.5)
+        return register(*args, **kwargs)
+
+    monkeypatch.setattr(zotero_sync, "_register", slow)
+    svc = get_services(app)
+    svc.syncer().start(str(z.root))
+    time.sleep(0.2)
+    svc.close()
+    assert not svc.syncer().state()["running"] and svc.syncer().state()["error"] is None
+    assert 1 <= len(seen) < len(zotero.read(z.root).attachments)  # it stopped part way, without an error
+    svc.syncer().start(str(z.root))  # a stopping server starts no new sync
+    assert not svc.syncer().state()["running"]
+
+
 HOLD = """
 import sqlite3, sys, time
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)

@@ -1,31 +1,19 @@
 """A Zotero library as a source over HTTP: GET /zotero (where, counts, collections, the sync) and POST /zotero/sync."""
 
-import threading
 from typing import Any
 
-from flask import Blueprint, current_app, request
+from flask import Blueprint, request
 
 from sourcecheck.errors import BadRequest
 from sourcecheck.services import get_services
-from sourcecheck.zotero_sync import Syncer
 from sourcecheck.zotero_view import status as source_status
 
 bp = Blueprint("zotero", __name__)
-KEY = "sourcecheck.zotero"  # the app's Syncer in app.extensions
-_lock = threading.Lock()
-
-
-def syncer() -> Syncer:
-    svc = get_services()
-    with _lock:
-        if KEY not in current_app.extensions:
-            current_app.extensions[KEY] = Syncer(svc.settings["INDEX_DIR"], svc.library, svc.queue_ingest)
-        return current_app.extensions[KEY]
 
 
 def state() -> dict[str, Any]:
     svc = get_services()
-    return {**source_status(svc.settings["INDEX_DIR"], svc.library()), "sync": syncer().state()}
+    return {**source_status(svc.settings["INDEX_DIR"], svc.library()), "sync": svc.syncer().state()}
 
 
 @bp.get("/zotero")
@@ -38,5 +26,7 @@ def sync() -> tuple[dict[str, Any], int]:
     body = request.get_json(silent=True) if request.get_data() else {}
     if not isinstance(body, dict) or not isinstance(body.get("data_dir") or "", str):
         raise BadRequest('Send no body, or {"data_dir": "/path/to/Zotero"} (Zotero\'s data directory).')
-    syncer().start(body.get("data_dir") or None)  # Zotero is read now: not found, busy, too new answer here
+    get_services().syncer().start(
+        body.get("data_dir") or None
+    )  # Zotero is read now: not found, busy, too new answer here
     return {"ok": True, "zotero": state()}, 202
