@@ -207,3 +207,26 @@ def test_a_check_interrupted_by_another_resumes_its_context(model, prompts, eval
     p_yes(model, a)
     p_yes(model, other)  # the same thread: nothing to come back for
     assert not model._kept
+
+
+def test_the_bench_counts_each_prompt_token_once_in_its_part(model):
+    """scripts/bench's TokenCount on the real model: a verify prompt's tokens fall in its parts; a second claim over
+    the same excerpts reads only its claim part; the first prompt again re-reads its claim, counted as read again."""
+    from sourcecheck.prompting import messages as verify
+    from sourcecheck_eval.bench.check import TokenCount
+
+    counts = TokenCount(model)
+    try:
+        first, second = (verify("verify", sources=f"[1] {PAGE}", claim=c) for c in (CLAIM_A, CLAIM_B))
+        model.choose(first, ("Yes", "No"))
+        parts = dict(counts["parts"])
+        assert set(parts) == {"verify instructions", "verify evidence", "verify claim"}
+        assert sum(parts.values()) == counts["prompt"] > 0 and counts["reread"] == 0
+        assert parts["verify evidence"] >= len(model._llm.tokenize(PAGE.encode())) - 2
+        model.choose(second, ("Yes", "No"))
+        grown = {k: v - parts.get(k, 0) for k, v in counts["parts"].items()}
+        assert grown["verify instructions"] == grown["verify evidence"] == 0 and grown["verify claim"] > 0
+        model.choose(first, ("Yes", "No"))  # its claim was read before after the same prefix
+        assert 0 < counts["reread"] <= parts["verify claim"]
+    finally:
+        del model.tokens, model._llm.eval  # the module's model without the counting wrappers
