@@ -59,6 +59,7 @@ class Services:
         self._syncer = None
         self._calibrating = Progress()
         self._stop_calibrating = threading.Event()
+        self._closed = threading.Event()
 
     def guard(self) -> Guard:
         with self._lock:
@@ -71,6 +72,8 @@ class Services:
         with self._lock:
             if self._syncer is None:
                 self._syncer = Syncer(self.settings["INDEX_DIR"], self.library, self.queue_ingest)
+                if self._closed.is_set():  # made after close() (a request still under way): it starts nothing
+                    self._syncer.stop()
             return self._syncer
 
     def library(self) -> Library:
@@ -193,6 +196,7 @@ class Services:
         """Stop ingesting (the server is stopping): what is queued or half-done is resumed at the next start; the
         index folder is released; a calibration running is cancelled; a Zotero sync stops after the attachment it is
         on and goes on from there at the next sync."""
+        self._closed.set()
         self._stop_calibrating.set()
         with self._lock:
             library, readers, syncer = self._library, (self._parser, self._checker), self._syncer

@@ -98,9 +98,14 @@ def sync(
     now: dict[str, dict[str, Any]] = {}
     replaced: list[str] = list(state.get("replaced", []))
     report = Report(str(snap.data_dir))
+
+    def save_so_far() -> None:  # what is registered, and the old versions still to remove; from this data directory
+        so_far = {"data_dir": str(snap.data_dir), "attachments": {**before, **now}, "replaced": replaced}
+        _save(index_dir, {**state, **so_far})
+
     for i, a in enumerate(snap.attachments):
         if stopped():
-            _save(index_dir, {**state, "attachments": {**before, **now}, "replaced": replaced})
+            save_so_far()
             report.stopped = True
             return report
         prev = before.get(a.key)
@@ -117,8 +122,8 @@ def sync(
                     replaced.append(prev["doc"])
         if progress:
             progress(a)
-        if i % SAVE_EVERY == SAVE_EVERY - 1:  # what is registered, and the old versions still to remove
-            _save(index_dir, {**state, "attachments": {**before, **now}, "replaced": replaced})
+        if i % SAVE_EVERY == SAVE_EVERY - 1:
+            save_so_far()
     kept = {e["doc"] for e in now.values()}
     # gone from Zotero, or an old version of a changed file (this run's, or an interrupted run's)
     for key, doc_id in [(k, e["doc"]) for k, e in before.items()] + [(None, d) for d in replaced]:
@@ -240,14 +245,16 @@ class Syncer:
             log.exception("Zotero sync failed")
             self._error = InternalError.wrap(e).to_dict()
 
-    def stop(self, timeout: float = 30.0) -> None:
+    def stop(self, timeout: float = 60.0) -> None:
         """Stop a running sync after the attachment it is on (the server is stopping: the library closes next) and
-        wait for it; no sync starts after this."""
+        wait for it, longer than one PDF's quick check may take (30 s); no sync starts after this."""
         with self._lock:
             self._stop.set()
             thread = self._thread
         if thread is not None:
             thread.join(timeout)
+            if thread.is_alive():
+                log.warning("The Zotero sync did not stop within %g s; the library closes under it.", timeout)
 
     def state(self) -> dict[str, Any]:
         """The sync's part of the status (zotero_view.status): running, the background part's error, last counts."""

@@ -3,8 +3,8 @@ what users get and not shipped (docs/quality.md, "What was tried"), and the hidd
 
 * prompt_evidence, what each sentence's prompt shows: "shared" (what users get), one evidence block per check, a
   KV-cache prefix its sentences share; "passages", its own evidence only; "aligned", only the source sentences that
-  bear on it (evidence.aligned); "each", each evidence item on its own, the highest P(Yes) kept (MiniCheck's and
-  FactCG's max over chunks: a claim is supported if one chunk supports it).
+  bear on it (aligned.py); "each", each evidence item on its own, the highest P(Yes) kept (MiniCheck's and FactCG's
+  max over chunks: a claim is supported if one chunk supports it).
 * reading, the swaps tried for a contradiction by reading (reading.py): "numbers" (what users get); "names",
   numbers and then names of one shape (name_swaps); "off", none.
 * states: the model's hidden state at each answer (a backend that reads one: llama.cpp), given with the sentence's

@@ -141,11 +141,12 @@ def table(data: Mapping[str, list[dict[str, Any]]], sensitivity: str = "balanced
 
 
 def ceiling(units: list[dict[str, Any]], amber: float = 0.10, unsure: float = 0.30) -> dict[str, float | None]:
-    """The best any band on the judge's score could do on these very sentences, chosen with hindsight: every Platt
-    map keeps the judge's order, so a band is two cuts on p_raw. "ba_flagged": the best balanced accuracy of red or
-    amber vs the rest with at most `amber` of true sentences red or amber; "errors_marked": the most errors marked
-    (red, amber or uncertain) with at most `amber` + `unsure` of true sentences marked. A target above these is out of
-    reach of any calibration or band of this judge on this kind of text: only a better ranking moves it."""
+    """The best any band on the judge's score could do on these very sentences, chosen with hindsight: a Platt map
+    with a > 0 (every fit so far) keeps the judge's order, so a band is two cuts on p_raw. "ba_flagged": the best
+    balanced accuracy of red or amber vs the rest with at most `amber` of true sentences red or amber;
+    "errors_marked": the most errors marked (red, amber or uncertain) with at most `amber` + `unsure` of true
+    sentences marked. A target above these, under those limits, is out of reach of any calibration or band of this
+    judge on this kind of text: only a better ranking moves it."""
     y = np.array([u["y"] for u in units])
     p = np.array([u["p_raw"] for u in units])
     red = np.array([u["conflict"] for u in units], dtype=bool)
@@ -163,7 +164,7 @@ def ceiling(units: list[dict[str, Any]], amber: float = 0.10, unsure: float = 0.
 
 
 def ceilings(data: Mapping[str, list[dict[str, Any]]]) -> str:
-    """The Markdown table of ceiling() per set, with 95 % intervals over records."""
+    """The Markdown table of ceiling() per set, with 95 % intervals over records (200 resamples)."""
     lines = [
         "| set | best BA red/amber, ≤ 10 % of true red/amber | most errors marked, ≤ 40 % of true marked |",
         "| --- | --- | --- |",
@@ -179,7 +180,10 @@ def ceilings(data: Mapping[str, list[dict[str, Any]]]) -> str:
             for k, v in found.items():
                 if v is not None:
                     draws[k].append(v)
-        cells = [_cell((point[k], *np.quantile(draws[k], [0.025, 0.975]))) for k in ("ba_flagged", "errors_marked")]
+        cells = [
+            _cell((point[k], *(np.quantile(draws[k], [0.025, 0.975]) if draws[k] else (None, None))))
+            for k in ("ba_flagged", "errors_marked")
+        ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

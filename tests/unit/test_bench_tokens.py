@@ -33,7 +33,9 @@ def test_tokens_are_counted_by_part_and_a_second_read_of_the_same_prefix_is_a_re
     assert counts["parts"]["verify claim"] == 4 and counts["reread"] == 0
     counts.add(first, 10, 1.0)  # the first prompt again from scratch (a cache miss): all of it read again
     assert counts["reread"] == 10 and counts["prompt"] == 22
-    counts.add(first + [7], 1, 0.1)  # one generated token
-    assert counts["written"] == 1 and counts["prompt"] == 22
+    counts.add(first, 1, 0.1)  # the same prompt once more: only its last token is evaluated, and it is a prompt's
+    assert counts["prompt"] == 23 and counts["reread"] == 11 and counts["written"] == 0
+    counts.add(first + [7], 1, 0.1, prompt=False)  # one generated token
+    assert counts["written"] == 1 and counts["prompt"] == 23
     counts.reset()
     assert counts["prompt"] == counts["reread"] == 0 and counts["parts"] == {}

@@ -26,7 +26,6 @@ def sync() -> tuple[dict[str, Any], int]:
     body = request.get_json(silent=True) if request.get_data() else {}
     if not isinstance(body, dict) or not isinstance(body.get("data_dir") or "", str):
         raise BadRequest('Send no body, or {"data_dir": "/path/to/Zotero"} (Zotero\'s data directory).')
-    get_services().syncer().start(
-        body.get("data_dir") or None
-    )  # Zotero is read now: not found, busy, too new answer here
+    # Zotero is read now: not found, busy, too new answer here
+    get_services().syncer().start(body.get("data_dir") or None)
     return {"ok": True, "zotero": state()}, 202

@@ -121,6 +121,8 @@ class TokenCount(dict):
         super().__init__(prompt=0, written=0, parts={}, seconds={}, reread=0)
         self._bounds: tuple[str, int, int] = ("verify", 0, 0)
         self._seen: set[int] = set()
+        self._prompt_next = False
+        self._llm: Any = None
         if not hasattr(model, "load"):  # not llama.cpp (SOURCECHECK_BACKEND=fake: a smoke test of this script)
             return
         self._llm = llm = model.load()
@@ -129,12 +131,16 @@ class TokenCount(dict):
         def tokens_marking_parts(msgs: list[dict[str, str]]) -> list[int]:
             out = tokens(msgs)
             self._bounds = self.parts_of(llm.detokenize(out, special=True).decode("utf-8", "replace"), llm)
+            self._prompt_next = True
             return out
 
         def counting(batch: Sequence[int]) -> Any:
+            # the first evaluation after a prompt is made reads the prompt (one token when all the rest is cached);
+            # later single tokens are written
+            prompt, self._prompt_next = self._prompt_next or len(batch) > 1, False
             t = now()
             result = evaluate(batch)
-            self.add(list(llm.input_ids[: llm.n_tokens]), len(batch), now() - t)
+            self.add(list(llm.input_ids[: llm.n_tokens]), len(batch), now() - t, prompt)
             return result
 
         model.tokens = tokens_marking_parts
@@ -154,10 +160,11 @@ class TokenCount(dict):
 
         return kind, size(prompt[:a]), size(prompt[:b])
 
-    def add(self, context: list[int], n: int, seconds: float) -> None:
-        """n tokens just evaluated at the end of context (all tokens now in the cache), taking seconds."""
-        if n == 1:  # generation: one token at a time
-            self["written"] += 1
+    def add(self, context: list[int], n: int, seconds: float, prompt: bool = True) -> None:
+        """n tokens just evaluated at the end of context (all tokens now in the cache), taking seconds; prompt: read
+        from a prompt, else written."""
+        if not prompt:
+            self["written"] += n
             return
         self["prompt"] += n
         kind, a, b = self._bounds
@@ -175,5 +182,10 @@ class TokenCount(dict):
             self._seen.add(h)
 
     def reset(self) -> None:
+        """Zero the counts; what the cache holds now counts as read (a later prompt reading it again re-reads)."""
         self.update(prompt=0, written=0, parts={}, seconds={}, reread=0)
         self._seen.clear()
+        h = 0
+        for token in self._llm.input_ids[: self._llm.n_tokens] if self._llm is not None else ():
+            h = hash((h, int(token)))
+            self._seen.add(h)
