@@ -228,7 +228,7 @@ class Syncer:
     def start(self, data_dir: str | None = None) -> None:
         """Read Zotero now (its errors are the request's), then register its PDFs in the background."""
         with self._lock:
-            if self._thread and self._thread.is_alive() or self._stop.is_set():
+            if (self._thread and self._thread.is_alive()) or self._stop.is_set():
                 return
             given = data_dir or load_state(self.index_dir).get("data_dir")
             snap = zotero.read(zotero.find_data_dir(given))

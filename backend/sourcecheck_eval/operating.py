@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,23 +97,33 @@ def figures(units: list[dict[str, Any]], seen: list[str]) -> dict[str, float | N
 def report(units: list[dict[str, Any]], calibration: Mapping[str, Any], sensitivity: str = "balanced") -> dict:
     """figures() with 95 % bootstrap intervals over records (a record's sentences move together)."""
     seen = marks(units, calibration, sensitivity)
-    point = figures(units, seen)
-    records = sorted({u["record"] for u in units})
-    by_record = {r: [i for i, u in enumerate(units) if u["record"] == r] for r in records}
-    rng = np.random.default_rng(0)
-    draws: dict[str, list[float]] = {k: [] for k in point}
-    for _ in range(RESAMPLES):
-        idx = [i for r in rng.choice(records, len(records)) for i in by_record[r]]
-        for k, v in figures([units[i] for i in idx], [seen[i] for i in idx]).items():
-            if v is not None:
-                draws[k].append(v)
     return {
         "n": len(units),
         "errors": sum(u["y"] == 0 for u in units),
-        **{
-            k: (v, *(np.quantile(draws[k], [0.025, 0.975]).tolist() if draws[k] else (None, None)))
-            for k, v in point.items()
-        },
+        **resampled(units, lambda idx: figures([units[i] for i in idx], [seen[i] for i in idx])),
+    }
+
+
+def resampled(
+    units: list[dict[str, Any]],
+    stat: Callable[[list[int]], Mapping[str, float | None]],
+    resamples: int = RESAMPLES,
+    rng: np.random.Generator | None = None,
+) -> dict[str, tuple]:
+    """{name: (value, low, high)} of each figure stat() gives for these units (called with their indices), with a 95 %
+    bootstrap interval over records (None, None where no draw gives one)."""
+    rng = np.random.default_rng(0) if rng is None else rng
+    point = stat(list(range(len(units))))
+    records = sorted({u["record"] for u in units})
+    by_record = {r: [i for i, u in enumerate(units) if u["record"] == r] for r in records}
+    draws: dict[str, list[float]] = {k: [] for k in point}
+    for _ in range(resamples):
+        for k, v in stat([i for r in rng.choice(records, len(records)) for i in by_record[r]]).items():
+            if v is not None:
+                draws[k].append(v)
+    return {
+        k: (v, *(np.quantile(draws[k], [0.025, 0.975]).tolist() if draws[k] else (None, None)))
+        for k, v in point.items()
     }
 
 
@@ -171,19 +181,12 @@ def ceilings(data: Mapping[str, list[dict[str, Any]]]) -> str:
     ]
     rng = np.random.default_rng(0)
     for name, units in data.items():
-        point = ceiling(units)
-        records = sorted({u["record"] for u in units})
-        by_record = {r: [u for u in units if u["record"] == r] for r in records}
-        draws: dict[str, list[float]] = {k: [] for k in point}
-        for _ in range(RESAMPLES // 5):  # each draw searches every cut: fewer draws, the same order of interval
-            found = ceiling([u for r in rng.choice(records, len(records)) for u in by_record[r]])
-            for k, v in found.items():
-                if v is not None:
-                    draws[k].append(v)
-        cells = [
-            _cell((point[k], *(np.quantile(draws[k], [0.025, 0.975]) if draws[k] else (None, None))))
-            for k in ("ba_flagged", "errors_marked")
-        ]
+        # each draw searches every cut: fewer draws, the same order of interval
+        def stat(idx: list[int], units: list[dict[str, Any]] = units) -> dict[str, float | None]:
+            return ceiling([units[i] for i in idx])
+
+        found = resampled(units, stat, RESAMPLES // 5, rng)
+        cells = [_cell(found[k]) for k in ("ba_flagged", "errors_marked")]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
