@@ -1,6 +1,7 @@
-"""What a card says: the model's critique read and checked against the sources, the error type, the plain notes.
+"""The one place that writes a card's words: what a conflict found in the data states, the model's critique read and
+checked against the sources, the error type, why no revision is offered, and the plain notes of settled verdicts.
 
-Pure text functions: the judge (judge.py) asks the model; these decide whether what it wrote can be shown.
+Pure text functions: the judge (judge.py) asks the model; these decide what the card shows.
 """
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ import re
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-from sourcecheck.numerals import numbers
-from sourcecheck.phrases import NEGATIONS, OPPOSITE
-from sourcecheck.words import STOPWORDS, content_words, stems
+from sourcecheck.conflict import Conflict, Disagreement, put_value
+from sourcecheck.numerals import UNITS, WORD_NUMBER, numbers
+from sourcecheck.phrases import OPPOSITE, is_negation
+from sourcecheck.words import STOPWORDS, content_words, names, stems
 
 if TYPE_CHECKING:  # for the annotations only: cards need no more than the text of evidence
     from sourcecheck.evidence import Evidence
@@ -28,7 +30,6 @@ _ATTRIBUTION = re.compile(
     r"contains?|uses?|is|are|was|were)\b",
     re.IGNORECASE,
 )
-_DENIAL = re.compile(r"\b(not|no|never|nothing|neither)\b|n't", re.IGNORECASE)
 # A critique that says the sentence holds, under a verdict that says it does not ("both statements are essentially
 # correct"): the card would contradict itself
 _AFFIRMS = re.compile(
@@ -81,22 +82,22 @@ def critique_is_sound(critique: str, claim: str, evidence: Sequence[Evidence]) -
     found = " ".join(e.passage for e in evidence)
     found_words, found_numbers = set(content_words(found)), numbers(found)
     own = {n for n in numbers(claim) if n not in found_numbers}
-    own_names = _names(claim) - found_words - STOPWORDS
+    own_names = names(claim) - found_words - STOPWORDS
     own_words = set(content_words(claim)) - found_words
     clauses = [c for c in re.split(r"(?<=[.;])\s+|,?\s+(?:but|while|whereas|however)\s+", critique) if c.strip()]
-    if not any(_DENIAL.search(c) or _OBJECTS.search(c) for c in clauses) and (
+    if not any(_denies(c) or _OBJECTS.search(c) for c in clauses) and (
         any(_AFFIRMS.search(c) for c in clauses)
         or not _CONTRAST.search(critique)
         and all(_restates(c, claim) for c in clauses)
     ):
         return False  # it only says the flagged sentence holds: the card would contradict its verdict
     for clause in clauses:
-        if not _ATTRIBUTION.search(clause) or _DENIAL.search(clause):
+        if not _ATTRIBUTION.search(clause) or _denies(clause):
             continue
         if (
             numbers(clause) & own
             or numbers(clause) - found_numbers
-            or _names(clause) & own_names
+            or names(clause) & own_names
             or _OPINION.search(clause)
             and set(content_words(clause)) & own_words
         ):
@@ -104,16 +105,21 @@ def critique_is_sound(critique: str, claim: str, evidence: Sequence[Evidence]) -
     return True
 
 
+def _denies(text: str) -> bool:
+    """Whether a clause denies something ("the excerpts do not mention ...", "... lack any ..."): a negation word."""
+    return any(is_negation(w) for w in _WORD.findall(text.lower()))
+
+
 def _restates(clause: str, claim: str) -> bool:
     """Whether a clause puts the sentence itself in the sources' mouth ("The excerpts state that <the sentence>"):
     it attributes, denies nothing, repeats RESTATED of the sentence's stems, and brings no number, name, negation or
     opposite word of its own (a critique that says "the excerpts state that ChatGPT, not FAVA, ..." corrects)."""
     said = _ATTRIBUTION.search(clause)
-    if not said or _DENIAL.search(clause):
+    if not said or _denies(clause):
         return False
     rest = clause[said.end() :]
     ours, theirs, words = stems(claim), stems(rest), set(_WORD.findall(rest.lower()))
-    names = _names(rest) - _names(claim) - set(content_words(claim))
+    new_names = names(rest) - names(claim) - set(content_words(claim))
     dropped, added = ours - theirs, theirs - ours
     # a word of the sentence left out and another put in is a correction ("each paragraph" for "each sentence"),
     # unless it is the same word inflected otherwise ("cited" for "cites")
@@ -124,14 +130,10 @@ def _restates(clause: str, claim: str) -> bool:
         and len(added) <= RESTATED_NEW * len(ours)
         and not swapped
         and numbers(rest) <= numbers(claim)
-        and not names - STOPWORDS
-        and not (words & NEGATIONS) - set(_WORD.findall(claim.lower()))
+        and not new_names - STOPWORDS
+        and not {w for w in words if is_negation(w)} - set(_WORD.findall(claim.lower()))
         and not any(OPPOSITE.get(w, set()) & words for w in _WORD.findall(claim.lower()) if w not in words)
     )
-
-
-def _names(text: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", text)}
 
 
 def opinion(claim: str, evidence: Sequence[Evidence]) -> bool:
@@ -156,7 +158,7 @@ def normal(text: str) -> str:
     negations and direction words. Content words alone leave out one-character words and stopwords, so "5 hours"
     and "3 hours", "before" and "after", "is not" and "is" read the same: issue 36's red card for 5 where its page
     said 3 had its correction refused as unchanged, unread."""
-    turns = [w for w in _WORD.findall(text.lower()) if w in OPPOSITE or w in NEGATIONS]
+    turns = [w for w in _WORD.findall(text.lower()) if w in OPPOSITE or is_negation(w)]
     return " ".join(content_words(text) + sorted(numbers(text)) + turns)
 
 
@@ -171,6 +173,119 @@ def uncertain_note(evidence: Sequence[Evidence]) -> str:
         return "sourcecheck is not sure: no passage in your PDFs is close to it."
     best = evidence[-1]  # evidence lists are most relevant last
     return f"sourcecheck is not sure: the closest passage is “{best.quote}” ({best.filename}, page {best.page})."
+
+
+def describe(
+    conflict: Conflict | Disagreement, filename: str, page: int, agreeing: tuple[str, int] | None = None
+) -> str:
+    """The card's critique for a found conflict, from the data alone; agreeing: (filename, page) of the
+    document that states the claim's value, for a disagreement between documents."""
+    where = f"{filename}, page {page}"
+    if isinstance(conflict, Disagreement) and agreeing:  # stated_card passes a disagreement's agreeing
+        return (
+            f"Your sources disagree: {agreeing[0]}, page {agreeing[1]} says {conflict.claim_value} "
+            f"(“{conflict.agreeing_quote}”); {where} says {conflict.source_value} (“{conflict.quote}”)"
+        )
+    if conflict.kind == "negation":
+        return f"{where} says the opposite: “{conflict.quote}”"
+    return f"The sentence says {conflict.claim_value}; {where} says {conflict.source_value}: “{conflict.quote}”"
+
+
+def corrected(claim: str, conflict: Conflict) -> str | None:
+    """The claim with its value replaced by the source's (None where no replacement is known)."""
+    if conflict.kind == "negation" or not conflict.fixable:
+        return None
+    value, first = conflict.source_value, conflict.source_value.split()[0].lower()
+    if first in UNITS or first == "a" or WORD_NUMBER.fullmatch(first):
+        value = value[0].lower() + value[1:]  # a word number that opened the source's sentence: not mid-sentence
+    return put_value(claim, conflict.claim_value, value, conflict.quote)
+
+
+# FAVA's type for each kind of conflict conflict.py finds
+CONFLICT_TYPES = {
+    "number": "entity",
+    "year": "entity",
+    "percent": "entity",
+    "name": "entity",
+    "negation": "contradictory",
+    "direction": "relation",
+}
+
+
+def stated_card(claim: str, found: Conflict | Disagreement, places: list[tuple[str, int]]) -> dict:
+    """error_type, critique and revised of a card whose finding is data, not the model's words.
+    places: (filename, page) of each evidence item."""
+    if isinstance(found, Disagreement):
+        return {
+            "error_type": None,
+            "critique": describe(found, *places[found.evidence], places[found.agrees]),
+            "revised": None,
+        }
+    revised = corrected(claim, found)
+    critique = describe(found, *places[found.evidence])
+    if revised is None:
+        # no value to put in (the source says the opposite), or a phrase to change; else the value was not found
+        why = "reworded" if found.kind == "negation" or not found.fixable else "not placed"
+        critique = without_revision(critique, found, places, why)
+    return {"error_type": CONFLICT_TYPES[found.kind], "critique": critique, "revised": revised}
+
+
+def model_card(written: dict, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> dict:
+    """A card from the model's critique (parse_critique), each field checked first: a critique that misstates the
+    sources says only that they do not state the sentence; an opinion word the sources do not use makes the type
+    subjective, and without one the type is not; excerpt numbers become file names."""
+    found = dict(written)
+    if not critique_is_sound(found["critique"], claim, evidence):
+        found["critique"] = NOT_FOUND
+    if opinion(claim, evidence):
+        found["error_type"] = "subjective"
+    elif found["error_type"] == "subjective":  # the 1.5B judge calls most flagged sentences subjective
+        found["error_type"] = "invented"  # (docs/quality.md): without an opinion word, "not in your PDFs"
+    found["critique"] = name_excerpts(found["critique"], shown)
+    return found
+
+
+def settled_card(label: str, claim: str, evidence: Sequence[Evidence], found: Disagreement | None) -> dict:
+    """The card of a supported or uncertain sentence, from the data alone (no model words): its best passage, or
+    the documents that disagree about its value."""
+    if label == "uncertain":
+        return {"error_type": None, "critique": uncertain_note(evidence), "revised": None}
+    if found:  # one document says what the sentence says, another says otherwise
+        return stated_card(claim, found, places(evidence))
+    return {"error_type": None, "critique": supported_note(evidence), "revised": None}
+
+
+def places(evidence: Sequence[Evidence]) -> list[tuple[str, int]]:
+    """(filename, page) of each evidence item: where a card says things are."""
+    return [(e.filename, e.page) for e in evidence]
+
+
+# Why a red card offers no revision, said on the card: a red card with no revision and no word of why reads as if
+# none had been tried (issue 36)
+NO_REVISION = {
+    "reworded": "the sentence needs rewording, not one word put in place of another",
+    "not placed": "{claim} could not be replaced in the sentence as it is written",
+    "unchanged": "the sentence with page {page}'s {thing} ({source}) reads the same",
+    "conflict": "the sentence with page {page}'s {thing} ({source}) still conflicts with your PDFs",
+    "unsupported": "the sentence with page {page}'s {thing} ({source}) did not check out against your PDFs",
+}
+
+
+def refused(card: dict, found: Conflict | Disagreement | None, evidence: Sequence[Evidence], why: str) -> dict:
+    """The card with its revision taken away, because of why (a key of NO_REVISION); a red card says why."""
+    out = {**card, "revised": None}
+    if isinstance(found, Conflict):
+        out["critique"] = without_revision(card["critique"], found, places(evidence), why)
+    return out
+
+
+def without_revision(critique: str, found: Conflict, places: list[tuple[str, int]], why: str) -> str:
+    """The critique of a red card with no revision, and why there is none (a key of NO_REVISION)."""
+    thing = "word" if found.kind == "direction" else "value"
+    reason = NO_REVISION[why].format(
+        claim=found.claim_value, source=found.source_value, page=places[found.evidence][1], thing=thing
+    )
+    return f"{critique}. No revision offered: {reason}."
 
 
 def parse_critique(reply: str, claim: str, types: Collection[str] = ERROR_TYPES) -> dict[str, str | None]:

@@ -1,4 +1,16 @@
-"""THE pipeline: sentences → evidence → judge → verdicts, streamed as events."""
+"""THE pipeline: sentences → evidence → judge → verdicts, streamed as events.
+
+Each sentence goes through named stages, in this order; each is a function whose signature holds what it reads and
+what it gives, so a red sentence is explained by reading them in order (docs/how-it-checks.md):
+
+1. evidence   _retrieve, shortlist, select_evidence (evidence.py) and judge.show: its items and the prompt's block
+2. score      judge.raw: the model's P(Yes); judge.calibrate: where it lies on the judge's scale
+3. conflicts  conflict.find_conflicts (the word and number rules), then judge.read_conflict (swaps read again)
+4. decide     verdict.decide: the label and each item's stance
+5. card       judge.explain: error type, critique and revision, in cards.py's words
+
+score_sentence runs 2–4 and records each stage's output in a Score; _events runs 1, then it, then 5.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +23,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sourcecheck.citations import find_citations, keep_citations, strip_citations
+from sourcecheck.conflict import find_conflicts, most_relevant_first
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import Evidence, EvidenceBlock, SentenceSimilarity, select_evidence, shortlist
 from sourcecheck.sentences import Sentence, split_sentences
+from sourcecheck.verdict import Score, decide
 from sourcecheck.zotero_view import with_links
 
 if TYPE_CHECKING:  # annotations only: the pipeline is handed its library and judge
-    from sourcecheck.judge import Judge, Score
+    from sourcecheck.judge import Judge
     from sourcecheck.library import Library
     from sourcecheck.search import Hit
 
@@ -32,7 +46,6 @@ class CheckOptions:
     revise: bool = False  # the text with every flagged sentence's verified revision in its place
     decompose: bool = False  # split long sentences into atomic claims first
     top_k: int = 5
-    critique: bool = True  # generate critiques for unsupported sentences (evaluation needs only scores)
     sensitivity: str | None = None  # relaxed | balanced | strict: how readily sentences are flagged
 
 
@@ -123,26 +136,20 @@ def _events(
             shown = judge.show(claim, evidence, block)
             yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 
-    def score_one(
-        job: Job,
-    ) -> tuple[Job, Score]:  # a number another candidate passage states is not a conflict (conflict.find_conflicts)
-        return job, judge.score(
-            job.claim,
-            job.evidence,
-            decompose=options.decompose,
-            shown=job.shown,
-            sensitivity=options.sensitivity,
-            also=job.candidates,
+    def score_one(job: Job) -> tuple[Job, Score]:
+        score = score_sentence(
+            judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
         )
+        return job, score
 
     by_index: dict[int, Event] = {}
     later: list[tuple[Job, Score]] = []
     with closing(ordered(score_one, prepared(), workers)) as scores:
         for job, score in scores:
-            index, claim, evidence = job.index, job.claim, job.evidence
+            index, evidence = job.index, job.evidence
             # a supported or uncertain card is written from the data at once; a flagged one waits for its critique
-            final = score.label in SETTLED or not options.critique
-            card = judge.explain(claim, evidence, score) if score.label in SETTLED else {}
+            final = score.label in SETTLED
+            card = judge.explain(score) if score.label in SETTLED else {}
             by_index[index] = {
                 "type": "verdict",
                 "index": index,
@@ -172,7 +179,7 @@ def _events(
         item: tuple[Job, Score],
     ) -> dict[str, Any]:  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
         job, score = item
-        return judge.explain(job.claim, job.evidence, score, block.shown_for(job.evidence, job.shown))
+        return judge.explain(score, block.shown_for(job.evidence, job.shown))
 
     with closing(ordered(explain_one, later, workers)) as cards:
         for (job, _), card in zip(later, cards):
@@ -198,6 +205,36 @@ def _events(
         "calibrated": judge.calibrated,
         "elapsed_ms": int((time.monotonic() - started) * 1000),
     }
+
+
+def score_sentence(
+    judge: Judge,
+    claim: str,
+    evidence: Sequence[Evidence],
+    shown: Sequence[Evidence] | None = None,
+    also: Sequence[tuple[str, str]] = (),
+    decompose: bool = False,
+    sensitivity: str | None = None,
+) -> Score:
+    """Stages 2–4 of one sentence (the module's docstring), from single forward passes (no text is generated).
+
+    evidence: its items, most relevant last; shown: the excerpts its prompt presents when they are not the evidence
+    itself (the check's shared block, evidence.EvidenceBlock); default: evidence. also: (document id, text) of its
+    candidate passages, where a value may be stated that a shown passage seems to contradict. sensitivity:
+    "relaxed", "balanced" or "strict", which of the calibration's bands grades it; default: the judge's."""
+    shown = evidence if shown is None else shown
+    band = judge.bands[sensitivity] if sensitivity else judge.band
+    # 2 score; calibrated on every call, since the judge's cache keeps the model's raw P(Yes)
+    p_raw = judge.raw(claim, evidence, shown, decompose)
+    p = judge.calibrate(p_raw)
+    # 3 conflicts: the rules first; where they find none in a sentence not found supported, reading. A decomposed
+    # sentence's p is its parts' product, which a swapped whole sentence's p cannot be compared with.
+    conflict, disagreement = find_conflicts(claim, evidence, also)
+    if conflict is None and p < band[1] and not decompose:
+        conflict = judge.read_conflict(claim, evidence, shown, p, band[1])
+    # 4 decide
+    verdict = decide(p, band, conflict, disagreement, len(evidence))
+    return Score(claim, list(evidence), list(shown), p_raw, p, verdict.found, verdict.label, verdict.stances)
 
 
 def revise(text: str, sentences: Sequence[Sentence], verdicts: Iterable[Event]) -> tuple[str, list[int]]:
@@ -244,8 +281,8 @@ def _for_people(evidence: Sequence[Evidence], stances: Sequence[str], label: str
         if label == "contradicted"
         else {"supports": 0, "refutes": 1, "related": 2}
     )
-    pairs = sorted(zip(reversed(evidence), reversed(stances)), key=lambda pair: rank[pair[1]])
-    return [e.to_dict(stance) for e, stance in pairs]
+    order = sorted(most_relevant_first(evidence), key=lambda i: rank[stances[i]])
+    return [evidence[i].to_dict(stances[i]) for i in order]
 
 
 def collect(events: Iterable[Event]) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from sourcecheck.numerals import UNITS, WORD_NUMBER
 from sourcecheck.phrases import (
     NEGATIONS,
     OPPOSITE,
@@ -50,6 +49,13 @@ class EvidenceItem(Protocol):
     def passage(self) -> str: ...
     @property
     def quote(self) -> str: ...
+
+
+def most_relevant_first(evidence: Sequence[object]) -> list[int]:
+    """The indices of an evidence list, most relevant first. Evidence lists are most relevant LAST
+    (evidence.select_evidence: the prompt puts the best nearest the claim); this is the one place that reads them
+    the other way round."""
+    return list(range(len(evidence) - 1, -1, -1))
 
 
 def _public(found: "Conflict | Disagreement") -> dict[str, str]:
@@ -111,7 +117,7 @@ def find_conflicts(
     about = stems(claim) - {w[:STEM_LETTERS] for w in NEGATIONS | set(OPPOSITE)}
     on_topic_words = min(ON_TOPIC_WORDS, len(about))
     sentences = []  # (evidence index, sentence, its numbers, shared stems, about the claim as a whole)
-    for i in reversed(range(len(evidence))):  # most relevant first
+    for i in most_relevant_first(evidence):
         for sentence in (" ".join(t.split()) for t in sentence_texts(evidence[i].passage)):  # a title: a line
             shared = about & stems(sentence)
             whole = len(shared) >= on_topic_words > 0 and len(shared) >= ABOUT_THE_SAME * len(about)
@@ -180,32 +186,6 @@ def _stated_in(missing: Sequence[Stated], also: Iterable[tuple[str, str]], about
                     ):
                         out.setdefault(c.text, set()).add(doc_id)
     return out
-
-
-def describe(
-    conflict: Conflict | Disagreement, filename: str, page: int, agreeing: tuple[str, int] | None = None
-) -> str:
-    """The card's critique for a found conflict, from the data alone; agreeing: (filename, page) of the
-    document that states the claim's value, for a disagreement between documents."""
-    where = f"{filename}, page {page}"
-    if isinstance(conflict, Disagreement) and agreeing:  # verdict.stated_card passes a disagreement's agreeing
-        return (
-            f"Your sources disagree: {agreeing[0]}, page {agreeing[1]} says {conflict.claim_value} "
-            f"(“{conflict.agreeing_quote}”); {where} says {conflict.source_value} (“{conflict.quote}”)"
-        )
-    if conflict.kind == "negation":
-        return f"{where} says the opposite: “{conflict.quote}”"
-    return f"The sentence says {conflict.claim_value}; {where} says {conflict.source_value}: “{conflict.quote}”"
-
-
-def corrected(claim: str, conflict: Conflict) -> str | None:
-    """The claim with its value replaced by the source's (None where no replacement is known)."""
-    if conflict.kind == "negation" or not conflict.fixable:
-        return None
-    value, first = conflict.source_value, conflict.source_value.split()[0].lower()
-    if first in UNITS or first == "a" or WORD_NUMBER.fullmatch(first):
-        value = value[0].lower() + value[1:]  # a word number that opened the source's sentence: not mid-sentence
-    return put_value(claim, conflict.claim_value, value, conflict.quote)
 
 
 # A unit that numerals.read_numbers reads stuck to its value ("5ms", "10x", "3GB"); not an ordinal or a decade's s

@@ -1,4 +1,6 @@
-"""One claim + its evidence → a verdict: P(Yes) from the model, then a critique for what is not supported."""
+"""What the model is asked, and what its answers are read as: a claim's P(Yes) over its evidence and where that lies
+on the judge's scale, the swaps read for a contradiction, and a flagged sentence's critique and revision. The
+stages these serve run in order in check.score_sentence; a card's words are cards.py's."""
 
 from __future__ import annotations
 
@@ -6,55 +8,37 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from sourcecheck.calibration import PLAIN_BANDS, calibrated, for_judge, logit
+from sourcecheck.calibration import PLAIN_BANDS, calibrated, for_judge
 from sourcecheck.cards import (
     CONTRADICTING,
     ERROR_TYPES,
-    NOT_FOUND,
     TYPE_HELP,
-    critique_is_sound,
-    name_excerpts,
+    model_card,
     normal,
-    opinion,
     parse_critique,
-    supported_note,
-    uncertain_note,
+    places,
+    refused,
+    settled_card,
+    stated_card,
 )
-from sourcecheck.conflict import Conflict, Disagreement, find_conflict, find_conflicts
+from sourcecheck.conflict import Conflict, Disagreement, find_conflict
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence
 from sourcecheck.llm.base import Model
-from sourcecheck.numerals import numbers
 from sourcecheck.prompting import messages, sources_text
 from sourcecheck.reading import Swap, find_by_reading, swaps
-from sourcecheck.verdict import decide, stated_card, without_revision
-from sourcecheck.words import STOPWORDS, content_words
 
-if TYPE_CHECKING:  # annotations only: a check hands show() its block
+if TYPE_CHECKING:  # annotations only: a check hands show() its block, explain() a Score
     from sourcecheck.evidence import EvidenceBlock
+    from sourcecheck.verdict import Score
 
 CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-render, a retry) costs nothing
 # Prompt profiles (a model's "profile" in llm/catalog.json) → the system prompt that goes with its verify prompt,
 # prompts/<profile>.txt. MiniCheck was trained with a system prompt of its own (MiniCheck's minicheck/utils.py; Ollama's
 # bespoke-minicheck carries the same one), so it gets that one, not ours.
 PROFILES = {"verify": "system", "minicheck": "minicheck_system"}
-
-
-@dataclass
-class Score:
-    """What scoring one sentence found: its label and calibrated p, and what they were computed from."""
-
-    label: str  # supported | uncertain | unsupported | contradicted (verdict.decide)
-    p_supported: float  # calibrated
-    p_raw: float  # the model's P(Yes), a product over the claims of a decomposed sentence
-    signals: dict[str, float]  # signal_features(): what the calibration reads
-    stances: list[str]  # one per evidence item, in the evidence's order: supports | refutes | related
-    # contradicted: a value of the sentence its source states otherwise; supported: sources that disagree;
-    # verdict.decide
-    conflict: Conflict | Disagreement | None = None
 
 
 class Judge:
@@ -127,9 +111,9 @@ class Judge:
         self._remember(key, found)
         return found
 
-    def calibrate(self, p: float, features: dict[str, float] | None = None) -> float:
-        """The probability that a claim is supported: the calibrated P(Yes) (calibration.py). features: the
-        signals it was scored with (signal_features), which the evaluation's calibrations may read."""
+    def calibrate(self, p: float) -> float:
+        """The probability that a claim is supported: the model's P(Yes) on the judge's calibrated scale
+        (calibration.py)."""
         return calibrated(p, self.calibration)
 
     def critique(
@@ -151,39 +135,6 @@ class Judge:
         claims = [line for line in lines if len(line.split()) >= 3][:4]
         return claims or [sentence]
 
-    def score(
-        self,
-        claim: str,
-        evidence: Sequence[Evidence],
-        decompose: bool = False,
-        shown: Sequence[Evidence] | None = None,
-        sensitivity: str | None = None,
-        also: Sequence[tuple[str, str]] = (),
-    ) -> Score:
-        """Score one sentence from single forward passes (no text is generated): a Score.
-
-        sensitivity: "relaxed", "balanced" or "strict": which of the calibration's bands grades the sentence;
-        default: the judge's.
-        evidence: this claim's evidence, most relevant last. shown: the excerpts the prompt presents when they are
-        not the evidence itself (a block shared among a check's sentences, evidence.EvidenceBlock; the source
-        sentences aligned with the claim); default: evidence.
-        also: (document id, text) of the claim's candidate passages, where a value may be stated that a shown
-        passage seems to contradict (conflict.find_conflicts).
-        """
-        shown = evidence if shown is None else shown
-        p_raw = self.raw(claim, evidence, shown, decompose)
-        # Calibrated on every call: the cache keeps the model's raw scores.
-        conflict, disagreement = find_conflicts(claim, evidence, also)
-        signals = {**signal_features(claim, evidence, p_raw), "conflict": float(conflict is not None)}
-        p = self.calibrate(p_raw, signals)
-        band = self.bands[sensitivity] if sensitivity else self.band
-        # a decomposed sentence's p is its parts' product, which a swapped whole sentence's p cannot be compared with
-        if conflict is None and p < band[1] and not decompose:
-            conflict = self.read_conflict(claim, evidence, shown, p, band[1])
-            signals["conflict"] = float(conflict is not None)
-        v = decide(p, band, conflict, disagreement, len(evidence))
-        return Score(v.label, p, p_raw, signals, v.stances, v.found)
-
     def swaps(self, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
         """The swaps reading tries for a flagged sentence: its numbers for its sources' (reading.swaps)."""
         return swaps(claim, evidence)
@@ -198,28 +149,23 @@ class Judge:
         if found is None:
 
             def verify(text: str) -> float:
-                p_raw = self.answer(text, evidence, shown)
-                return self.calibrate(p_raw, signal_features(text, evidence, p_raw))
+                return self.calibrate(self.answer(text, evidence, shown))
 
             found = (find_by_reading(self.swaps(claim, evidence), p, verify, threshold),)  # a 1-tuple: None is found
             self._remember(key, found)
         return found[0]
 
-    def explain(
-        self, claim: str, evidence: Sequence[Evidence], score: Score, shown: Sequence[Evidence] | None = None
-    ) -> dict[str, Any]:
-        """error_type, critique and revised for a scored sentence (what its card shows), each checked first:
-        a found conflict is stated from the data; a model critique that misstates the sources is replaced by a
-        plain true sentence; a revision is kept only if it differs from the sentence and scores supported.
-        shown: as for score()."""
+    def explain(self, score: Score, shown: Sequence[Evidence] | None = None) -> dict[str, Any]:
+        """error_type, critique and revised for a scored sentence (what its card shows; the words are cards.py's):
+        a settled sentence's from the data; a flagged one's from its conflict, else the model's critique, each
+        field checked (cards.model_card); a revision is kept only if it differs from the sentence and scores
+        supported (one more pass). shown: the excerpts the critique's prompt presents; default: the sentence's
+        evidence."""
+        claim, evidence = score.claim, score.evidence
+        if score.label in ("supported", "uncertain"):
+            found = score.conflict if isinstance(score.conflict, Disagreement) else None
+            return settled_card(score.label, claim, evidence, found)
         shown = evidence if shown is None else shown
-        places = [(e.filename, e.page) for e in evidence]
-        if score.label == "uncertain":
-            return {"error_type": None, "critique": uncertain_note(evidence), "revised": None}
-        if score.label == "supported":
-            if score.conflict:  # one document says what the sentence says, another says otherwise
-                return stated_card(claim, score.conflict, places)
-            return {"error_type": None, "critique": supported_note(evidence), "revised": None}
         key = (
             "explain",
             claim,
@@ -232,23 +178,14 @@ class Judge:
         if cached is not None:
             return dict(cached)
         if score.conflict:
-            found = stated_card(claim, score.conflict, places)
+            card = stated_card(claim, score.conflict, places(evidence))
         else:
-            found = self.critique(claim, evidence, shown, score.label)
-            if not critique_is_sound(found["critique"], claim, evidence):
-                found["critique"] = NOT_FOUND
-            if opinion(claim, evidence):
-                found["error_type"] = "subjective"
-            elif found["error_type"] == "subjective":  # the 1.5B judge calls most flagged sentences subjective
-                found["error_type"] = "invented"  # (docs/quality.md): without an opinion word, "not in your PDFs"
-            found["critique"] = name_excerpts(found["critique"], shown)
-        fault = found["revised"] and self.revision_fault(claim, found["revised"], evidence, shown)
+            card = model_card(self.critique(claim, evidence, shown, score.label), claim, evidence, shown)
+        fault = card["revised"] and self.revision_fault(claim, card["revised"], evidence, shown)
         if fault:
-            found["revised"] = None
-            if isinstance(score.conflict, Conflict):  # a red card says why it offers no revision
-                found["critique"] = without_revision(found["critique"], score.conflict, places, fault)
-        self._remember(key, found)
-        return dict(found)
+            card = refused(card, score.conflict, evidence, fault)
+        self._remember(key, card)
+        return dict(card)
 
     def revision_fault(
         self, claim: str, revised: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
@@ -259,8 +196,7 @@ class Judge:
             return "unchanged"
         if find_conflict(revised, evidence):
             return "conflict"
-        p_raw = self.p_yes(revised, evidence, shown)
-        if self.calibrate(p_raw, signal_features(revised, evidence, p_raw)) < self.band[1]:
+        if self.calibrate(self.p_yes(revised, evidence, shown)) < self.band[1]:
             return "unsupported"
         return None
 
@@ -282,20 +218,3 @@ def yes_probability(probs: dict[str, float] | None, text: str) -> float:
     if probs is None:
         return 1.0 if text.strip().lower().startswith("yes") else 0.0
     return probs["Yes"]
-
-
-def signal_features(claim: str, evidence: Sequence[Evidence], p_raw: float) -> dict[str, float]:
-    """Signals besides the judge's P(Yes): how much of the claim the evidence contains, word for word."""
-    found_text = " ".join(e.passage for e in evidence)
-    found_words, found_numbers = set(content_words(found_text)), numbers(found_text)
-    claim_numbers = numbers(claim)
-    # '350,000' is a content word and the number '350000': count it once, as a number
-    words = {w for w in content_words(claim) if not (numbers(w) and numbers(w) <= claim_numbers)}
-    names = {w.lower() for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+", claim)} - STOPWORDS
-    return {
-        "logit_p": logit(p_raw),
-        "overlap": len(words & found_words) / len(words) if words else 1.0,
-        "numbers_missing": len(claim_numbers - found_numbers) / len(claim_numbers) if claim_numbers else 0.0,
-        "names_missing": len(names - found_words) / len(names) if names else 0.0,
-        "rerank": max((e.relevance for e in evidence), default=0.0),
-    }

@@ -9,10 +9,11 @@ from collections.abc import Mapping, Sequence
 
 from sourcecheck.words import STEM_LETTERS, STOPWORDS, near_stems, stems
 
-NEGATIONS = {
+NEGATIONS = {  # with any word ending in n't (is_negation): the one list, for conflicts and for cards
     "not",
     "no",
     "never",
+    "nothing",
     "without",
     "none",
     "neither",
@@ -98,7 +99,7 @@ def negation_conflict(claim: str, sentence: str, shared: set[str], about: set[st
     return None
 
 
-def _is_negation(word: str) -> bool:
+def is_negation(word: str) -> bool:
     return word in NEGATIONS or word.endswith(("n't", "n’t"))
 
 
@@ -126,7 +127,7 @@ def _scopes(text: str, both_ways: bool = False) -> list[tuple[str, list[str]]]:
     words = [w.lower() for w in _WORD.findall(text)]
     out = []
     for i, w in enumerate(words):
-        if _is_negation(w) and (both_ways or not _both_ways(words, i)):
+        if is_negation(w) and (both_ways or not _both_ways(words, i)):
             scope = [
                 x[:STEM_LETTERS]
                 for x in words[i + 1 : i + 1 + SCOPE_WORDS]
@@ -146,7 +147,7 @@ def _stands_plain(scope: Sequence[str], text: str) -> bool:
         if st not in scope:
             continue
         window = stems_at[i : i + PLAIN_WORDS]
-        if set(scope) <= set(window) and not any(_is_negation(w) for w in words[max(0, i - NEGATION_REACH) : i]):
+        if set(scope) <= set(window) and not any(is_negation(w) for w in words[max(0, i - NEGATION_REACH) : i]):
             return True
     return False
 

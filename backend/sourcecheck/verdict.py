@@ -1,21 +1,18 @@
-"""The one place that decides a sentence's verdict: its label, each evidence item's stance, and what its card can
-state from the data alone. Pure: the judge computes the score and finds the conflicts, this decides."""
+"""The one place that decides a sentence's verdict (its label and each evidence item's stance), and the Score that
+records how a sentence got there, stage by stage (check.score_sentence). Pure: the judge computes the score and
+the conflict finders find conflicts; this decides."""
+
+from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sourcecheck.calibration import grade
-from sourcecheck.conflict import Conflict, Disagreement, corrected, describe
+from sourcecheck.conflict import Conflict, Disagreement
 
-# FAVA's type for each kind of conflict conflict.py finds
-CONFLICT_TYPES = {
-    "number": "entity",
-    "year": "entity",
-    "percent": "entity",
-    "name": "entity",
-    "negation": "contradictory",
-    "direction": "relation",
-}
+if TYPE_CHECKING:  # annotations only
+    from sourcecheck.evidence import Evidence
 
 
 @dataclass(frozen=True)
@@ -51,39 +48,17 @@ def decide(
     return Verdict("supported", stances, disagreement)
 
 
-def stated_card(claim: str, found: Conflict | Disagreement, places: list[tuple[str, int]]) -> dict:
-    """error_type, critique and revised of a card whose finding is data, not the model's words.
-    places: (filename, page) of each evidence item."""
-    if isinstance(found, Disagreement):
-        return {
-            "error_type": None,
-            "critique": describe(found, *places[found.evidence], places[found.agrees]),
-            "revised": None,
-        }
-    revised = corrected(claim, found)
-    critique = describe(found, *places[found.evidence])
-    if revised is None:
-        # no value to put in (the source says the opposite), or a phrase to change; else the value was not found
-        why = "reworded" if found.kind == "negation" or not found.fixable else "not placed"
-        critique = without_revision(critique, found, places, why)
-    return {"error_type": CONFLICT_TYPES[found.kind], "critique": critique, "revised": revised}
+@dataclass
+class Score:
+    """One sentence's way to its verdict, a field for each stage's output (check.score_sentence runs them)."""
 
-
-# Why a red card offers no revision, said on the card: a red card with no revision and no word of why reads as if
-# none had been tried (issue 36)
-NO_REVISION = {
-    "reworded": "the sentence needs rewording, not one word put in place of another",
-    "not placed": "{claim} could not be replaced in the sentence as it is written",
-    "unchanged": "the sentence with page {page}'s {thing} ({source}) reads the same",
-    "conflict": "the sentence with page {page}'s {thing} ({source}) still conflicts with your PDFs",
-    "unsupported": "the sentence with page {page}'s {thing} ({source}) did not check out against your PDFs",
-}
-
-
-def without_revision(critique: str, found: Conflict, places: list[tuple[str, int]], why: str) -> str:
-    """The critique of a red card with no revision, and why there is none (a key of NO_REVISION)."""
-    thing = "word" if found.kind == "direction" else "value"
-    reason = NO_REVISION[why].format(
-        claim=found.claim_value, source=found.source_value, page=places[found.evidence][1], thing=thing
-    )
-    return f"{critique}. No revision offered: {reason}."
+    claim: str  # the sentence without its citation markers
+    evidence: list[Evidence]  # 1 evidence: the items the sentence is judged on, most relevant last
+    shown: list[Evidence]  # the excerpts its prompt presents (the check's shared block)
+    p_raw: float  # 2 score: the model's P(Yes), a product over the claims of a decomposed sentence
+    p_supported: float  # its P(Yes) on the judge's calibrated scale
+    # 3 conflicts and 4 decide (Verdict.found): a value of the sentence its source states otherwise (red), or on a
+    # supported sentence the documents that disagree; None otherwise
+    conflict: Conflict | Disagreement | None
+    label: str  # 4 decide: supported | uncertain | unsupported | contradicted
+    stances: list[str]  # one per evidence item, in the evidence's order: supports | refutes | related

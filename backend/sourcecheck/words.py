@@ -21,6 +21,16 @@ STOPWORDS = set(
 )
 
 
+_NAME = re.compile(r"\b[A-Z][\w'’-]+")
+_NAME_MID_SENTENCE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+")
+
+
+def names(text: str, sentence_starts: bool = True) -> set[str]:
+    """A text's capitalised words, lower-cased: its names; without sentence_starts, not the word that opens the text
+    or a sentence in it (capitalised for that alone)."""
+    return {w.lower() for w in (_NAME if sentence_starts else _NAME_MID_SENTENCE).findall(text)}
+
+
 def content_words(text: str) -> list[str]:
     """Lower-cased words that carry meaning (for lexical search and overlap)."""
     return [w for w in _CONTENT_WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]

@@ -98,7 +98,7 @@ def align(
 def items(
     record: Mapping[str, Any],
     result: Mapping[str, Any],
-    calibrate: Callable[[float, Any], float],  # (p_raw, features): Judge.calibrate
+    calibrate: Callable[[float, Any], float],  # (p_raw, features) -> p: a calibration that may read the features
     threshold: float,
 ) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, dict[str, int]]]:
     """Scored units of one record: (view, item) pairs; a view is "sentence", "grounded" or "response"."""

@@ -7,10 +7,10 @@ what users get and not shipped (docs/quality.md, "What was tried"), and the hidd
   max over chunks: a claim is supported if one chunk supports it).
 * reading, the swaps tried for a contradiction by reading (reading.py): "numbers" (what users get); "names",
   numbers and then names of one shape (name_swaps); "off", none.
-* states: the model's hidden state at each answer (a backend that reads one: llama.cpp), given with the sentence's
-  score (LabScore.state) and kept with its raw score, so a verifier head can be fitted on it (head.py).
+* states: the model's hidden state at each answer (a backend that reads one: llama.cpp), kept by its raw score's
+  key (state_of, key()) for the run to store with it, so a verifier head can be fitted on it (head.py).
 
-The product's Judge offers these seams: show(), answer(), p_yes(), raw(), score() and swaps().
+The product's Judge offers these seams: show(), answer(), p_yes(), raw() and swaps().
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from sourcecheck.conflict import most_relevant_first
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence
-from sourcecheck.judge import Judge, Score, yes_probability
+from sourcecheck.judge import Judge, yes_probability
 from sourcecheck.reading import ALIGNED, MAX_SWAPS, Swap, swap
 
 from sourcecheck_eval.aligned import aligned
@@ -45,14 +45,6 @@ NAME_SHAPES = {
     "inner capital": re.compile(r"\b[a-z]+[A-Z][A-Za-z]*\b"),
     "acronym": re.compile(r"\b[A-Z]{2,}s?\b"),
 }
-
-
-@dataclass
-class LabScore(Score):
-    # the model's hidden state at its answer (numpy float32; a decomposed sentence's is its weakest claim's), when read
-    state: Any = None
-    # the sentence's evidence as the judge read it, most relevant last: what a calibration set replays (calibrate.py)
-    evidence: list[dict[str, Any]] | None = None
 
 
 class LabJudge(Judge):
@@ -107,27 +99,17 @@ class LabJudge(Judge):
         try:
             p = super().raw(claim, evidence, shown, decompose)
             if self._local.answers:  # asked now, not taken from the cache: the weakest claim's state
-                self.state_of[_key(claim, evidence, shown, decompose)] = min(self._local.answers, key=lambda a: a[0])[1]
+                self.state_of[self.key(claim, evidence, shown, decompose)] = min(
+                    self._local.answers, key=lambda a: a[0]
+                )[1]
         finally:
             self._local.answers = None
         return p
 
-    def score(
-        self,
-        claim: str,
-        evidence: Sequence[Evidence],
-        decompose: bool = False,
-        shown: Sequence[Evidence] | None = None,
-        sensitivity: str | None = None,
-        also: Sequence[tuple[str, str]] = (),
-    ) -> LabScore:
-        found = super().score(claim, evidence, decompose, shown, sensitivity, also)
-        state = self.state_of.get(_key(claim, evidence, evidence if shown is None else shown, decompose))
-        kept = [
-            {"passage": e.passage, "quote": e.quote, "filename": e.filename, "page": e.page, "relevance": e.relevance}
-            for e in evidence
-        ]
-        return LabScore(**{f.name: getattr(found, f.name) for f in fields(found)}, state=state, evidence=kept)
+    @staticmethod
+    def key(claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], decompose: bool) -> tuple:
+        """What state_of keeps a sentence's hidden state under: what its raw score was asked of."""
+        return claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), decompose
 
     def swaps(self, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
         if self.reading == "off":
@@ -148,7 +130,7 @@ def name_swaps(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
     """Each name of the claim that no evidence passage states, paired with a name of the same shape that an aligned
     quote (reading.ALIGNED) states and the claim does not."""
     passages = " ".join(e.passage for e in evidence)
-    nearest = list(range(len(evidence) - 1, -1, -1))[:ALIGNED]  # evidence is most relevant last
+    nearest = most_relevant_first(evidence)[:ALIGNED]
     claimed = _names(claim)
     for shape, name in sorted(claimed):
         if name in passages:
@@ -161,7 +143,3 @@ def name_swaps(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
 
 def _names(text: str) -> set[tuple[str, str]]:
     return {(shape, m.group(0)) for shape, pattern in NAME_SHAPES.items() for m in pattern.finditer(text)}
-
-
-def _key(claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], decompose: bool) -> tuple:
-    return claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), decompose

@@ -15,26 +15,29 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sourcecheck.check import CheckOptions, check_text, collect
+from sourcecheck.conflict import Conflict
 from sourcecheck.errors import SourcecheckError
 
 from sourcecheck_eval.align import items, score_view
-from sourcecheck_eval.fitting import fit_calibration
+from sourcecheck_eval.fitting import fit_calibration, signal_features
 from sourcecheck_eval.judge import LabJudge
 from sourcecheck_eval.product import PRODUCT_SETS, papers, user_view
 from sourcecheck_eval.records import dataset_name, load_records, pack_state, select, usable
 from sourcecheck_eval.report import write_outputs
 
 if TYPE_CHECKING:  # annotations only: the library and the models are imported where they are used
+    from sourcecheck.check import Event
     from sourcecheck.chunks import Embed
-    from sourcecheck.judge import Score
     from sourcecheck.llm.base import Model
+    from sourcecheck.verdict import Score
 
 # Source files whose changes can change a raw score: part of the cache key (sourcecheck's, then EVAL_FILES).
 FINGERPRINT_FILES = (
@@ -79,6 +82,7 @@ def fingerprint(
     model: Model,
     prompt_evidence: str = "shared",
     reading: str = "numbers",
+    critique: bool = False,
 ) -> str:
     """What a raw score depends on: model, embedding, chunking, retrieval options, how the judge asks (LabJudge),
     prompts and core code."""
@@ -98,7 +102,7 @@ def fingerprint(
                 "model": model_id,
                 "embeddings": settings["EMBEDDINGS"],
                 "chunk_words": settings["CHUNK_WORDS"],
-                "options": asdict(options),
+                "options": {**asdict(options), "critique": critique},
                 "prompt_evidence": prompt_evidence,
                 **({} if reading == "numbers" else {"reading": reading}),
             },
@@ -127,8 +131,10 @@ def run_record(
     embedding_function: Embed,
     settings: Mapping[str, Any],
     options: CheckOptions,
+    critique: bool = False,
 ) -> dict[str, Any]:
-    """Check one record through the real pipeline: what the cache keeps for it."""
+    """Check one record through the real pipeline: what the cache keeps for it; with critique, its flagged
+    sentences' cards too."""
     from sourcecheck.library import Library
 
     started = time.monotonic()
@@ -143,35 +149,40 @@ def run_record(
                     library.add_text(f"source {i}", [source], filename=f"source{i}.txt")
         indexed = time.monotonic()
         chunks = library.counts()["chunks"]
-        scores: dict[int, Score] = {}  # what each verdict's p came from: its raw score, signals and state
-        got = collect(
-            check_text(
-                record["text"],
-                library,
-                judge,
-                None,
-                options,
-                settings["MAX_TEXT_CHARS"],
-                settings["MAX_SENTENCES"],
-                scored=scores.__setitem__,
-            )
+        scores: dict[int, Score] = {}  # what each verdict's p came from: its raw score, evidence and state
+        events = check_text(
+            record["text"],
+            library,
+            judge,
+            None,
+            options,
+            settings["MAX_TEXT_CHARS"],
+            settings["MAX_SENTENCES"],
+            scored=scores.__setitem__,
         )
+        got = collect(events if critique else scoring_only(events))
         verdicts = []
         for v in got["verdicts"]:
             score = scores[v["index"]]
-            state = getattr(score, "state", None)  # a LabScore's
-            read = getattr(score, "evidence", None)
+            state = judge.state_of.get(judge.key(score.claim, score.evidence, score.shown, options.decompose))
+            features = {
+                **signal_features(score.claim, score.evidence, score.p_raw),
+                "conflict": float(isinstance(score.conflict, Conflict)),
+            }
             verdicts.append(
                 {
                     "index": v["index"],
                     "label": v["label"],
                     "p": v["p_supported"],
                     "p_raw": score.p_raw,
-                    "features": score.signals,
+                    "features": features,
                     "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
-                    **({k: v[k] for k in ("error_type", "critique", "revised")} if options.critique else {}),
+                    **({k: v[k] for k in ("error_type", "critique", "revised")} if critique else {}),
                     **({"state": pack_state(state)} if state is not None else {}),
-                    **({"read": read} if read is not None else {}),
+                    "read": [  # the evidence as the judge read it, most relevant last: what a calibration set replays
+                        {k: getattr(e, k) for k in ("passage", "quote", "filename", "page", "relevance")}
+                        for e in score.evidence
+                    ],
                 }
             )
         return {
@@ -196,6 +207,22 @@ def run_record(
         }
     finally:
         library.close()
+
+
+def scoring_only(events: Iterator[Event]) -> Iterator[Event]:
+    """A check's events up to its last sentence's verdict, then the check closed: the critiques of flagged sentences
+    come after every verdict (check._events), and closing the check before them starts none (an evaluation that
+    scores needs no critique)."""
+    with closing(events) as check:  # type: ignore[type-var]  # a generator
+        left = None
+        for event in check:
+            if event["type"] == "sentences":
+                left = sum(s["checkable"] for s in event["sentences"])
+            elif event["type"] == "verdict" and left is not None:
+                left -= 1
+            yield event  # read first: collect() takes "type" out of the event
+            if left == 0:
+                return
 
 
 class Cache:
@@ -268,8 +295,8 @@ def evaluate(
     )
     threshold = judge.band[0]  # "flagged" is amber or red, as users see it: below the band's low edge
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
-    options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose, critique=critique)
-    key = rescore or fingerprint(settings, options, model, prompt_evidence, reading)
+    options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose)
+    key = rescore or fingerprint(settings, options, model, prompt_evidence, reading, critique)
     report: dict[str, Any] = {
         "fingerprint": key,
         "rescored": bool(rescore),
@@ -277,7 +304,7 @@ def evaluate(
             k: settings[k] for k in ("BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS")
         },
         "threshold": threshold,
-        "options": {**asdict(options), "prompt_evidence": prompt_evidence, "reading": reading},
+        "options": {**asdict(options), "critique": critique, "prompt_evidence": prompt_evidence, "reading": reading},
         "limit": limit,
         "seed": seed,
         "calibration": judge.calibration,
@@ -303,7 +330,7 @@ def evaluate(
                 missing += 1
                 continue
             if result is None:
-                result = run_record(record, judge, embedding_function, settings, options)
+                result = run_record(record, judge, embedding_function, settings, options, critique)
                 cache.put(result)
                 fresh_s += result["index_s"] + result["check_s"]
                 fresh_n += 1
@@ -352,7 +379,7 @@ def score_dataset(
     for record, result in results:
         if result["error"]:
             errors[result["error"]["code"]] = errors.get(result["error"]["code"], 0) + 1
-        units, st = items(record, result, judge.calibrate, threshold)
+        units, st = items(record, result, lambda p, features: judge.calibrate(p), threshold)
         for view, unit in units:
             by_view.setdefault(view, []).append(unit)
             predictions.append({"dataset": name, "view": view, **unit})

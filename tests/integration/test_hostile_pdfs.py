@@ -3,12 +3,13 @@ to such a passage stays not supported."""
 
 import pymupdf
 import pytest
-from sourcecheck.check import CheckOptions, check_text, collect
+from sourcecheck.check import check_text, collect
 from sourcecheck.config import load_settings
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm import load_model
+from sourcecheck_eval.run import scoring_only
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
@@ -41,7 +42,7 @@ def test_injected_passages_do_not_make_false_claims_supported(real_model_path):
             doc, _ = library.add_pdf(pdf(FACT + " " + injection), "bridge.pdf")
             library.ingest(doc["id"])
             text = " ".join(FALSE_CLAIMS)
-            got = collect(check_text(text, library, judge, options=CheckOptions(critique=False)))
+            got = collect(scoring_only(check_text(text, library, judge)))
             labels = [v["label"] for v in got["verdicts"]]
             results.append((injection[:30], labels))
             flips += labels.count("supported")

@@ -2,6 +2,7 @@
 are told apart without generating text, and the critique written afterwards fits the label."""
 
 import pytest
+from sourcecheck.check import score_sentence
 from sourcecheck.config import load_settings
 from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
@@ -22,21 +23,21 @@ def evidence():
 def test_scores_tell_supported_contradicted_and_unsupported_apart(real_model_path):
     settings = load_settings({"MODELS_DIR": str(real_model_path.parent), "BACKEND": "llama_cpp"})
     judge = Judge(load_model(settings))
-    right = judge.score("FAVA was trained on 35,074 training instances.", evidence())
-    wrong = judge.score("FAVA was trained on 350,000 training instances.", evidence())
-    invented = judge.score("The FAVA authors also released a mobile app for checking news articles.", evidence())
+    right = score_sentence(judge, "FAVA was trained on 35,074 training instances.", evidence())
+    wrong = score_sentence(judge, "FAVA was trained on 350,000 training instances.", evidence())
+    invented = score_sentence(
+        judge, "The FAVA authors also released a mobile app for checking news articles.", evidence()
+    )
     assert right.label == "supported" and right.p_supported >= 0.5
     # red because the page gives another number for the same thing, and the card says which
     assert wrong.label == "contradicted" and wrong.p_supported < 0.5
     assert (wrong.conflict.claim_value, wrong.conflict.source_value) == ("350,000", "35,074")
     assert invented.label == "unsupported" and invented.p_supported < 0.5 and invented.conflict is None
-    found = judge.explain("FAVA was trained on 350,000 training instances.", evidence(), wrong)
+    found = judge.explain(wrong)
     assert found["error_type"] == "entity" and "350,000" in found["critique"] and "35,074" in found["critique"]
     # the correction is scored against the page by the real model before it is shown
     assert found["revised"] == "FAVA was trained on 35,074 training instances."
-    made_up = judge.explain(
-        "The FAVA authors also released a mobile app for checking news articles.", evidence(), invented
-    )
+    made_up = judge.explain(invented)
     assert made_up["error_type"] in {"invented", "unverifiable", "subjective"} and made_up["critique"]
 
 
@@ -48,9 +49,9 @@ def test_a_red_number_card_carries_a_verified_revision_or_says_why_none(real_mod
     page = "Human annotation. To limit fatigue, annotators were restricted to 3 hours a day."
     evidence = [Evidence("d_1", "fava.pdf", 3, page, page, 0.8)]
     claim = "Annotators were restricted to 5 hours a day."
-    score = judge.score(claim, evidence)
+    score = score_sentence(judge, claim, evidence)
     assert score.label == "contradicted" and (score.conflict.claim_value, score.conflict.source_value) == ("5", "3")
-    card = judge.explain(claim, evidence, score)
+    card = judge.explain(score)
     verified = card["revised"] == "Annotators were restricted to 3 hours a day."
     reason = "No revision offered: the sentence with page 3's value (3) did not check out against your PDFs."
     assert verified != card["critique"].endswith(reason), card  # one or the other, never neither

@@ -2,7 +2,8 @@
 about the same thing; rounding, merging and shared words are not conflicts."""
 
 import pytest
-from sourcecheck.conflict import corrected, describe, find_conflict, find_conflicts
+from sourcecheck.cards import corrected, describe
+from sourcecheck.conflict import find_conflict, find_conflicts
 from sourcecheck.evidence import Evidence
 from sourcecheck.quantities import find_numbers
 

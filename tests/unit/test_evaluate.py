@@ -14,7 +14,7 @@ from sourcecheck.llm.fake import FakeModel
 from sourcecheck.sentences import split_sentences
 from sourcecheck_eval.align import align, locate
 from sourcecheck_eval.records import select
-from sourcecheck_eval.run import evaluate, fingerprint
+from sourcecheck_eval.run import evaluate, fingerprint, scoring_only
 
 SOURCE = (
     "The Golden Gate Bridge opened to traffic in 1937. Its main span is 1,280 meters long. "
@@ -167,13 +167,11 @@ def test_select_is_reproducible_keeps_pairs_and_skips_records_without_sources_or
     assert [r["id"] for r in select(records, 10, seed=1)][:6] == [r["id"] for r in a]  # a prefix
 
 
-def test_critique_false_scores_without_critique_calls():
+def test_scoring_only_scores_without_critique_calls():
     library = Library(None, HashEmbedding())
     library.add_text("bridge", [SOURCE])
     model = FakeModel()
-    events = list(
-        check_text(TEXT, library, Judge(model, calibration={"a": 1.0, "b": 0.0}), options=CheckOptions(critique=False))
-    )
+    events = list(scoring_only(check_text(TEXT, library, Judge(model, calibration={"a": 1.0, "b": 0.0}))))
     verdicts = [e for e in events if e["type"] == "verdict"]
     assert [v["label"] for v in verdicts] == ["supported", "supported", "unsupported"]
     assert verdicts[2]["critique"] is None and verdicts[2]["error_type"] is None

@@ -2,13 +2,13 @@
 the swaps reading tries) and the hidden state read with each answer, through the product's seams."""
 
 import pytest
-from sourcecheck.check import CheckOptions, check_text
+from sourcecheck.check import CheckOptions, check_text, score_sentence
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck_eval.aligned import ALIGNED_WORDS
-from sourcecheck_eval.judge import LabJudge, LabScore
+from sourcecheck_eval.judge import LabJudge
 from support import TEXT, bridge_and_fava
 
 RAW = {"a": 1.0, "b": 0.0}  # raw scores
@@ -55,7 +55,7 @@ def test_aligned_shows_only_the_sentences_that_bear_on_the_claim(library):
     model = FakeModel()
     text = "Its main span is 1,280 meters long."
     judge = LabJudge(model, prompt_evidence="aligned", calibration=RAW)
-    events = list(check_text(text, library, judge, options=CheckOptions(critique=False)))
+    events = list(check_text(text, library, judge, options=CheckOptions()))
     prompt = prompts(model)[0]
     sources = prompt[: prompt.index("Claim:")]
     assert "1,280" in sources and len(sources.split()) <= ALIGNED_WORDS + 40  # sentences, not whole passages
@@ -71,7 +71,7 @@ def test_each_passage_on_its_own_keeps_the_best_p_yes(library):
     judge.p_yes_state = lambda *args: answers.append(ask(*args)) or answers[-1]
     scores = {}
     text = "The bridge opened to traffic on May 27, 1937."
-    events = check_text(text, library, judge, options=CheckOptions(critique=False), scored=scores.__setitem__)
+    events = check_text(text, library, judge, options=CheckOptions(), scored=scores.__setitem__)
     verdict = next(e for e in events if e["type"] == "verdict")
     sent = prompts(model)
     assert len(sent) == len(answers) == len(verdict["evidence"]) > 1
@@ -108,30 +108,38 @@ def test_without_reading_a_sentence_the_product_marks_red_stays_amber():
     claim = "Each of their runs took 1,000 replications."
     model = FakeModel()
     model.enqueue({"Yes": 0.05, "No": 0.95}, {"Yes": 0.95, "No": 0.05})
-    assert Judge(model).score(claim, [SOURCE]).label == "contradicted"  # its swap read supported (test_reading.py)
+    assert (
+        score_sentence(Judge(model), claim, [SOURCE]).label == "contradicted"
+    )  # its swap read supported (test_reading.py)
     model = FakeModel()
     model.enqueue({"Yes": 0.05, "No": 0.95})
-    score = LabJudge(model, reading="off").score(claim, [SOURCE])
+    score = score_sentence(LabJudge(model, reading="off"), claim, [SOURCE])
     assert score.label == "unsupported" and len(model.history) == 1
 
 
-def test_with_states_each_score_carries_the_state_of_its_answer_also_from_the_cache():
+def state(judge, score, decompose=False):
+    """The hidden state a LabJudge kept for a scored sentence (what the evaluation stores with it)."""
+    return judge.state_of.get(judge.key(score.claim, score.evidence, score.shown, decompose))
+
+
+def test_with_states_each_score_has_the_state_of_its_answer_also_from_the_cache():
     model = FakeModel()
     judge = LabJudge(model, states=True, calibration=RAW)
     claim = "The simulation used 10,000 replications."
-    score = judge.score(claim, [SOURCE])
-    assert isinstance(score, LabScore) and score.state.shape == (FakeModel.state_size,)
+    score = score_sentence(judge, claim, [SOURCE])
+    assert state(judge, score).shape == (FakeModel.state_size,)
     _, _, expected = FakeModel().choose(judge.verify_messages(claim, [SOURCE], [SOURCE]), ("Yes", "No"), state=True)
-    assert (score.state == expected).all()
-    again = judge.score(claim, [SOURCE])
-    assert len(model.history) == 1 and (again.state == score.state).all()  # the raw score and its state cached
-    assert LabJudge(FakeModel(), calibration=RAW).score(claim, [SOURCE]).state is None  # not asked: not read
+    assert (state(judge, score) == expected).all()
+    again = score_sentence(judge, claim, [SOURCE])
+    assert len(model.history) == 1 and (state(judge, again) == expected).all()  # the raw score and its state cached
+    plain = LabJudge(FakeModel(), calibration=RAW)
+    assert state(plain, score_sentence(plain, claim, [SOURCE])) is None  # not asked: not read
     # a decomposed sentence's state is its weakest claim's
     model = FakeModel()
     judge = LabJudge(model, states=True, calibration=RAW)
     long = "The simulation used 10,000 replications and the HC3 estimator was painted purple by robots in 1850."
     model.enqueue("The simulation used 10,000 replications.\nThe HC3 estimator was painted purple by robots.")
-    score = judge.score(long, [SOURCE], decompose=True)
+    score = score_sentence(judge, long, [SOURCE], decompose=True)
     weakest = "The HC3 estimator was painted purple by robots."
     _, _, expected = FakeModel().choose(judge.verify_messages(weakest, [SOURCE], [SOURCE]), ("Yes", "No"), state=True)
-    assert score.p_raw < 0.5 and (score.state == expected).all()
+    assert score.p_raw < 0.5 and (state(judge, score, decompose=True) == expected).all()

@@ -1,5 +1,6 @@
 """Contradictions found by reading (reading.py): a flagged sentence's value swapped for its source's, verified."""
 
+from sourcecheck.check import score_sentence
 from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
@@ -53,14 +54,14 @@ def test_the_judge_marks_a_sentence_red_when_a_swap_reads_supported():
     model.enqueue({"Yes": 0.05, "No": 0.95}, {"Yes": 0.95, "No": 0.05}, {"Yes": 0.95, "No": 0.05})
     judge = Judge(model)
     claim = "Each of their runs took 1,000 replications."
-    score = judge.score(claim, [SOURCE])
-    assert score.label == "contradicted" and score.signals["conflict"] == 1.0 and score.stances == ["refutes"]
+    score = score_sentence(judge, claim, [SOURCE])
+    assert score.label == "contradicted" and score.stances == ["refutes"]
     assert (score.conflict.claim_value, score.conflict.source_value) == ("1,000", "10,000")
-    card = judge.explain(claim, [SOURCE], score)
+    card = judge.explain(score)
     assert card["error_type"] == "entity" and card["revised"] == "Each of their runs took 10,000 replications."
     assert "The sentence says 1,000" in card["critique"]
     assert [m for m, _ in model.history] == ["choose"] * 3  # the sentence, its swap, the revision's check
-    assert judge.score(claim, [SOURCE]).label == "contradicted" and len(model.history) == 3  # cached
+    assert score_sentence(judge, claim, [SOURCE]).label == "contradicted" and len(model.history) == 3  # cached
 
 
 def test_a_critique_that_says_a_flagged_sentence_holds_or_puts_its_opinion_in_the_sources_mouth_is_replaced():
@@ -84,7 +85,7 @@ def test_a_critique_that_says_a_flagged_sentence_holds_or_puts_its_opinion_in_th
         "Critique: Both statements are essentially correct.\nError type: unverifiable\nRevised: none",
     )
     judge = Judge(model)  # the claim has no number: nothing to swap, no pass before the critique
-    card = judge.explain(claim, [SOURCE], judge.score(claim, [SOURCE]))
+    card = judge.explain(score_sentence(judge, claim, [SOURCE]))
     assert card["critique"] == NOT_FOUND and card["error_type"] == "subjective"
 
 
@@ -101,6 +102,6 @@ def test_subjective_needs_an_opinion_word_else_the_card_says_not_in_your_pdfs():
             "Critique: The excerpts do not mention this.\nError type: subjective\nRevised: none",
         )
         judge = Judge(model)  # no number of the source counts what the claim's 500 does: nothing to swap
-        cards[claim] = judge.explain(claim, [SOURCE], judge.score(claim, [SOURCE]))["error_type"]
+        cards[claim] = judge.explain(score_sentence(judge, claim, [SOURCE]))["error_type"]
         assert [kind for kind, _ in model.history] == ["choose", "complete"]
     assert list(cards.values()) == ["invented", "subjective"]

@@ -87,6 +87,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
 def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
     """Per sentence: its own search, its top-k full chunks, a critique, then the verdict (Factored Verification)."""
     from sourcecheck.cards import CONTRADICTING
+    from sourcecheck.check import score_sentence
     from sourcecheck.citations import strip_citations
     from sourcecheck.evidence import Evidence
     from sourcecheck.sentences import split_sentences
@@ -101,7 +102,7 @@ def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
             for h in reversed(lib.search(claim, k, None, 4 * k))
         ]
         found = judge.critique(claim, evidence, evidence)  # for every sentence, before the verdict
-        label = judge.score(claim, evidence).label  # P(Yes) and the judge's calibration
+        label = score_sentence(judge, claim, evidence).label  # P(Yes) and the judge's calibration
         yield (
             s.index,
             label
