@@ -1,13 +1,18 @@
-"""A verify prompt that reads fewer tokens, against the shipped one, on the same sentences with the same evidence
+"""Verify prompts that read fewer tokens, against the shipped one, on the same sentences with the same evidence
 (issue 35): `python -m sourcecheck_eval.prompt_ab [--limit N] [--out FILE]`.
 
-The shipped prompt asks its question after the claim, so every sentence reads it again (~55 tokens of ~410). The
-variant "question first" asks it once, before the excerpts, where the check's cached prefix keeps it, and ends
-each sentence's part with a short reminder. Both judges score the calibration set shipped with the package
-(calibrate.scores: each answer's sentences over one growing evidence block, as a check scores them); the report
-gives per kind each prompt's AUROC, the paired difference with a 95 % interval over answers, and the prompt tokens
-each read. A prompt change moves the judge's scale, so a variant that holds its ranking still needs its own
-calibration (`sourcecheck calibrate`) before it could ship.
+Of a check's prompt tokens ~66 % are evidence and ~24 % the sentences with the question after each (docs/
+performance.md). Two variants, each cutting one:
+* "question first": the shipped prompt asks its question after the claim, so every sentence reads it again (~55
+  tokens of ~410); this asks it once, before the excerpts, where the check's cached prefix keeps it, and ends each
+  sentence's part with a short reminder.
+* "three passages": each sentence adds its 3 most relevant evidence items to the shared block instead of 5 (FAVA's
+  top 5), so fewer new passages a sentence.
+Every prompt scores the calibration set shipped with the package (calibrate.scores: each answer's sentences over one
+growing evidence block, as a check scores them), answer by answer; the report gives per kind each prompt's AUROC,
+the paired difference from the shipped prompt with a 95 % interval over answers, and the prompt tokens each read. A
+prompt change moves the judge's scale, so a variant that holds its ranking still needs its own calibration
+(`sourcecheck calibrate`) before it could ship.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ QUESTION_FIRST = Template(
     "word: Yes or No.\n\nSource excerpts:\n$sources\n\nClaim: $claim\n\nSupported? Yes or No."
 )
 RESAMPLES = 1000
+FEWER = 3  # evidence items a sentence adds to the block under "three passages"
 
 
 class QuestionFirst(Judge):
@@ -65,34 +71,39 @@ def counted(model: Any) -> list[int]:
     return read
 
 
+def fewer(row: dict[str, Any], n: int = FEWER) -> dict[str, Any]:
+    """An answer of the calibration set with each sentence's evidence cut to its n most relevant items (the last n:
+    the evidence is most relevant last)."""
+    return {**row, "sentences": [{**s, "evidence": s["evidence"][-n:]} for s in row["sentences"]]}
+
+
 def compare(found: dict[str, list[tuple[str, int, str, float]]]) -> dict[str, Any]:
-    """Per kind: each prompt's AUROC and the paired difference (variant − shipped) with a 95 % interval over
-    answers. found: prompt -> [(answer id, label, kind, raw P(Yes))], the same sentences in the same order."""
+    """Per kind: each prompt's AUROC and, for each after the first, the paired difference from the first with a 95 %
+    interval over answers. found: prompt -> [(answer id, label, kind, raw P(Yes))], the same sentences in the same
+    order under every prompt."""
     names = list(found)
-    base, other = found[names[0]], found[names[1]]
+    base = found[names[0]]
+    y = np.array([r[1] for r in base])
+    p = {name: np.array([r[3] for r in found[name]]) for name in names}
     out: dict[str, Any] = {}
     for kind in sorted({k for _, _, k, _ in base}):
         rows = [i for i, (_, _, k, _) in enumerate(base) if k == kind]
         ids = sorted({base[i][0] for i in rows})
         by_answer = {a: [i for i in rows if base[i][0] == a] for a in ids}
-        y = np.array([base[i][1] for i in range(len(base))])
-        p0, p1 = np.array([r[3] for r in base]), np.array([r[3] for r in other])
-        a0, a1 = auroc(y[rows], p0[rows]), auroc(y[rows], p1[rows])
-        rng, diffs = np.random.default_rng(0), []
-        for _ in range(RESAMPLES):
-            pick = [i for a in rng.choice(ids, len(ids)) for i in by_answer[a]]
-            d0, d1 = auroc(y[pick], p0[pick]), auroc(y[pick], p1[pick])
-            if d0 is not None and d1 is not None:
-                diffs.append(d1 - d0)
-        lo, hi = np.quantile(diffs, [0.025, 0.975]).tolist() if diffs else (None, None)
-        out[kind] = {
-            "sentences": len(rows),
-            "errors": int(np.sum(y[rows] == 0)),
-            names[0]: a0,
-            names[1]: a1,
-            "difference": None if a0 is None or a1 is None else a1 - a0,
-            "interval": [lo, hi],
-        }
+        r: dict[str, Any] = {"sentences": len(rows), "errors": int(np.sum(y[rows] == 0))}
+        r.update({name: auroc(y[rows], p[name][rows]) for name in names})
+        rng = np.random.default_rng(0)
+        picks = [[i for a in rng.choice(ids, len(ids)) for i in by_answer[a]] for _ in range(RESAMPLES)]
+        for name in names[1:]:
+            diffs = []
+            for pick in picks:
+                d0, d1 = auroc(y[pick], p[names[0]][pick]), auroc(y[pick], p[name][pick])
+                if d0 is not None and d1 is not None:
+                    diffs.append(d1 - d0)
+            a0, a1 = r[names[0]], r[name]
+            r[f"{name}: difference"] = None if a0 is None or a1 is None else a1 - a0
+            r[f"{name}: interval"] = np.quantile(diffs, [0.025, 0.975]).tolist() if diffs else [None, None]
+        out[kind] = r
     return out
 
 
@@ -102,9 +113,11 @@ def print_report(report: dict[str, Any], found: dict[str, Any]) -> None:
         line = f"{kind}: {r['sentences']} sentences ({r['errors']} errors): AUROC " + ", ".join(
             f"{n} {100 * r[n]:.1f}" if r[n] is not None else f"{n} -" for n in found
         )
-        if r["difference"] is not None and r["interval"][0] is not None:
-            lo, hi = (100 * x for x in r["interval"])
-            line += f"; difference {100 * r['difference']:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+        for name in list(found)[1:]:
+            d, interval = r[f"{name}: difference"], r[f"{name}: interval"]
+            if d is not None and interval[0] is not None:
+                lo, hi = (100 * x for x in interval)
+                line += f"; {name} {100 * d:+.1f} [{lo:+.1f}, {hi:+.1f}]"
         print(line)
 
 
@@ -134,15 +147,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     model.prepare()
     read = counted(model)
     rows = taking_turns(answers(args.limit))
-    judges = {"shipped": Judge(model), "question first": QuestionFirst(model)}
+    # name -> (judge, the answer as it shows it)
+    judges = {
+        "shipped": (Judge(model), lambda row: row),
+        "question first": (QuestionFirst(model), lambda row: row),
+        "three passages": (Judge(model), fewer),
+    }
     found: dict[str, list[tuple[str, int, str, float]]] = {name: [] for name in judges}
     tokens = dict.fromkeys(judges, 0)
     seconds = dict.fromkeys(judges, 0.0)
     # answer by answer, each under both prompts: a run stopped part way has paired scores for what it did
     for n, row in enumerate(rows):
-        for name, judge in judges.items():
+        for name, (judge, shown) in judges.items():
             before, started = read[0], time.monotonic()
-            found[name] += [(f"{row['kind']}-{n}", y, kind, p) for p, y, kind in scores(judge, [row])]
+            found[name] += [(f"{row['kind']}-{n}", y, kind, p) for p, y, kind in scores(judge, [shown(row)])]
             tokens[name] += read[0] - before
             seconds[name] += time.monotonic() - started
         print(f"[{n + 1}/{len(rows)}] " + ", ".join(f"{k}: {tokens[k]} tokens, {seconds[k]:.0f} s" for k in judges))

@@ -4,7 +4,7 @@ import pytest
 from sourcecheck.evidence import Evidence, EvidenceBlock
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck_eval.prompt_ab import QuestionFirst, compare
+from sourcecheck_eval.prompt_ab import QuestionFirst, compare, fewer, taking_turns
 
 
 def ev(passage):
@@ -40,6 +40,14 @@ def test_compare_pairs_the_two_prompts_by_answer():
     r = compare({"shipped": base, "variant": other})["k"]
     assert (r["sentences"], r["errors"]) == (4, 2)
     assert r["shipped"] == pytest.approx(0.5) and r["variant"] == pytest.approx(1.0)
-    assert r["difference"] == pytest.approx(0.5)
-    lo, hi = r["interval"]
+    assert r["variant: difference"] == pytest.approx(0.5)
+    lo, hi = r["variant: interval"]
     assert 0 <= lo <= 0.5 <= hi <= 1.0
+
+
+def test_three_passages_keeps_the_most_relevant_items_and_kinds_take_turns():
+    row = {"kind": "k", "sentences": [{"claim": "c", "y": 1, "evidence": [1, 2, 3, 4, 5]}]}
+    assert fewer(row)["sentences"][0]["evidence"] == [3, 4, 5]  # most relevant last
+    assert row["sentences"][0]["evidence"] == [1, 2, 3, 4, 5]  # the set itself is left as it was
+    rows = [{"kind": "a", "n": 1}, {"kind": "a", "n": 2}, {"kind": "b", "n": 3}]
+    assert [r["n"] for r in taking_turns(rows)] == [1, 3, 2]
