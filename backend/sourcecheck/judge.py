@@ -190,7 +190,7 @@ class Judge:
     def revision_fault(
         self, claim: str, revised: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
     ) -> str | None:
-        """Why a revision is not worth showing (a key of verdict.NO_REVISION), or None when it is: it changes the
+        """Why a revision is not worth showing (a key of cards.NO_REVISION), or None when it is: it changes the
         sentence, states no value its sources state otherwise, and its sources support it (one more pass)."""
         if normal(revised) == normal(claim):
             return "unchanged"

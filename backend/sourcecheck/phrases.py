@@ -9,24 +9,13 @@ from collections.abc import Mapping, Sequence
 
 from sourcecheck.words import STEM_LETTERS, STOPWORDS, near_stems, stems
 
-NEGATIONS = {  # with any word ending in n't (is_negation): the one list, for conflicts and for cards
-    "not",
-    "no",
-    "never",
-    "nothing",
-    "without",
-    "none",
-    "neither",
-    "nor",
-    "cannot",
-    "fail",
-    "fails",
-    "failed",
-    "lack",
-    "lacks",
-    "lacked",
-    "unable",
-}
+# The one negation list, with any word ending in n't (is_negation). DENIALS deny what follows them, so a critique's
+# clause with one says the sources do not state something (cards.py); the others negate a verb's content ("fails to",
+# "without"), often the very subject of a sentence, so a clause with one of them denies nothing.
+DENIALS = {"not", "no", "never", "nothing", "none", "neither", "nor", "cannot"}
+NEGATIONS = DENIALS | {"without", "fail", "fails", "failed", "lack", "lacks", "lacked", "unable"}
+# After "nothing", words that make it affirm: "nothing but attention", "nothing short of", "nothing more than"
+AFFIRMING = {"but", "less", "short", "more"}
 # Words whose opposite in the same place says the opposite: directions and comparatives, and the evaluative
 # words a summary turns around ("effective" for "ineffective"). "word opposite" pairs; each is the other's.
 _PAIRS = (
@@ -99,8 +88,9 @@ def negation_conflict(claim: str, sentence: str, shared: set[str], about: set[st
     return None
 
 
-def is_negation(word: str) -> bool:
-    return word in NEGATIONS or word.endswith(("n't", "n’t"))
+def is_negation(word: str, denial: bool = False) -> bool:
+    """Whether a (lower-case) word negates; with denial, only one that denies what follows (DENIALS)."""
+    return word in (DENIALS if denial else NEGATIONS) or word.endswith(("n't", "n’t"))
 
 
 def _both_ways(words: Sequence[str], i: int) -> bool:
@@ -127,7 +117,9 @@ def _scopes(text: str, both_ways: bool = False) -> list[tuple[str, list[str]]]:
     words = [w.lower() for w in _WORD.findall(text)]
     out = []
     for i, w in enumerate(words):
-        if is_negation(w) and (both_ways or not _both_ways(words, i)):
+        if not is_negation(w) or w == "nothing" and words[i + 1 : i + 2] and words[i + 1] in AFFIRMING:
+            continue
+        if both_ways or not _both_ways(words, i):
             scope = [
                 x[:STEM_LETTERS]
                 for x in words[i + 1 : i + 1 + SCOPE_WORDS]

@@ -2,7 +2,7 @@
 
 The score model, a small logistic one (the consistency + factuality paper's weighted combination of signals):
 P(supported) from the judge's logit P(Yes) and, if SCORE_FEATURES names them, the evidence signals
-(signal_features). Also measured, not fitted: how well the conflict finder (conflict.py), which decides
+(judge.features). Also measured, not fitted: how well the conflict finder (conflict.py), which decides
 contradicted vs unsupported, tells the benchmarks' typed errors apart.
 
 Every data set weighs the same. Sets labelled per text (SummEdits, FaithBench, HaluEval) teach the score
@@ -15,16 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibration import calibrated, logit, sigmoid
+from sourcecheck.calibration import calibrated, sigmoid
 from sourcecheck.calibration import fit_logistic as logistic
-from sourcecheck.evidence import Evidence
-from sourcecheck.numerals import numbers
-from sourcecheck.words import STOPWORDS, content_words, names
 
 from sourcecheck_eval import metrics
 from sourcecheck_eval.align import items, score_view
 
-# What the models read (signal names of signal_features). Chosen by leave-one-set-out on 40 records per
+# What the models read (signal names of judge.features). Chosen by leave-one-set-out on 40 records per
 # set (docs/quality.md): adding the evidence signals or the model's answers to other questions to the score
 # traded one set against another.
 SCORE_FEATURES = ("logit_p",)
@@ -192,21 +189,3 @@ def fit_calibration(
         fitted["bands"] = current["bands"]
     fitted["fitted_on"] = f"{', '.join(names)}: {sum(len(data[n]) for n in names)} records (fitting.py)"
     return {"calibration": fitted, "per_set": per_set}
-
-
-def signal_features(claim: str, evidence: Sequence[Evidence], p_raw: float) -> dict[str, float]:
-    """Signals besides the judge's P(Yes) that a score model may read: how much of the claim the evidence contains,
-    word for word."""
-    found_text = " ".join(e.passage for e in evidence)
-    found_words, found_numbers = set(content_words(found_text)), numbers(found_text)
-    claim_numbers = numbers(claim)
-    # '350,000' is a content word and the number '350000': count it once, as a number
-    words = {w for w in content_words(claim) if not (numbers(w) and numbers(w) <= claim_numbers)}
-    named = names(claim, sentence_starts=False) - STOPWORDS
-    return {
-        "logit_p": logit(p_raw),
-        "overlap": len(words & found_words) / len(words) if words else 1.0,
-        "numbers_missing": len(claim_numbers - found_numbers) / len(claim_numbers) if claim_numbers else 0.0,
-        "names_missing": len(named - found_words) / len(named) if named else 0.0,
-        "rerank": max((e.relevance for e in evidence), default=0.0),
-    }

@@ -20,11 +20,14 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck.conflict import most_relevant_first
+from sourcecheck.calibration import logit
+from sourcecheck.conflict import Conflict, most_relevant_first
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge, yes_probability
+from sourcecheck.numerals import numbers
 from sourcecheck.reading import ALIGNED, MAX_SWAPS, Swap, swap
+from sourcecheck.words import STOPWORDS, content_words, names
 
 from sourcecheck_eval.aligned import aligned
 
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from sourcecheck.conflict import EvidenceItem
     from sourcecheck.evidence import EvidenceBlock
     from sourcecheck.llm.base import Model
+    from sourcecheck.verdict import Score
 
 PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
 READING = ("numbers", "names", "off")
@@ -143,3 +147,29 @@ def name_swaps(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
 
 def _names(text: str) -> set[tuple[str, str]]:
     return {(shape, m.group(0)) for shape, pattern in NAME_SHAPES.items() for m in pattern.finditer(text)}
+
+
+def features(score: Score) -> dict[str, float]:
+    """What the evaluation records with a sentence's raw score for a score model to read (fitting.py): the signals
+    of signal_features and whether a conflict made it red. Here, not in run.py: this file is part of the cache key."""
+    return {
+        **signal_features(score.claim, score.evidence, score.p_raw),
+        "conflict": float(isinstance(score.conflict, Conflict)),
+    }
+
+
+def signal_features(claim: str, evidence: Sequence[Evidence], p_raw: float) -> dict[str, float]:
+    """Signals besides the judge's P(Yes): how much of the claim the evidence contains, word for word."""
+    found_text = " ".join(e.passage for e in evidence)
+    found_words, found_numbers = set(content_words(found_text)), numbers(found_text)
+    claim_numbers = numbers(claim)
+    # '350,000' is a content word and the number '350000': count it once, as a number
+    words = {w for w in content_words(claim) if not (numbers(w) and numbers(w) <= claim_numbers)}
+    named = names(claim, sentence_starts=False) - STOPWORDS
+    return {
+        "logit_p": logit(p_raw),
+        "overlap": len(words & found_words) / len(words) if words else 1.0,
+        "numbers_missing": len(claim_numbers - found_numbers) / len(claim_numbers) if claim_numbers else 0.0,
+        "names_missing": len(named - found_words) / len(named) if named else 0.0,
+        "rerank": max((e.relevance for e in evidence), default=0.0),
+    }

@@ -22,15 +22,18 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from string import Template
 from typing import Any
 
 import numpy as np
 from sourcecheck.calibrate import answers, scores
 from sourcecheck.config import load_settings
+from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm import load_model
+from sourcecheck.llm.base import Model
 from sourcecheck.prompting import fence, prompt, sources_text
 
 from sourcecheck_eval.metrics import auroc
@@ -46,6 +49,11 @@ FEWER = 3  # evidence items a sentence adds to the block under "three passages"
 
 class QuestionFirst(Judge):
     """The shipped judge with the question asked before the excerpts (in the cached prefix), not after the claim."""
+
+    def __init__(self, model: Model) -> None:
+        super().__init__(model)
+        if self.profile != "verify":  # a model with a prompt of its own (MiniCheck) would change more than the order
+            raise ConfigError(f"The prompt A/B varies our verify prompt; {model.name} asks its own ({self.profile}).")
 
     def verify_messages(
         self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
@@ -130,6 +138,13 @@ def taking_turns(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
 
 
+def write(path: str, data: dict[str, Any]) -> None:
+    """Write JSON whole or not at all: a run stopped while writing keeps the file of its last answer."""
+    part = Path(path).with_suffix(".part")
+    part.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    part.replace(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, help="answers of each kind (default: all)")
@@ -165,13 +180,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             seconds[name] += time.monotonic() - started
         print(f"[{n + 1}/{len(rows)}] " + ", ".join(f"{k}: {tokens[k]} tokens, {seconds[k]:.0f} s" for k in judges))
         if args.out:
-            with open(args.out, "w", encoding="utf-8") as f:
-                json.dump({"tokens": tokens, "seconds": seconds, "scores": found}, f)
+            write(args.out, {"tokens": tokens, "seconds": seconds, "scores": found})
     report: dict[str, Any] = {"tokens": tokens, "seconds": seconds, "kinds": compare(found)}
     print_report(report, found)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump({**report, "scores": found}, f, indent=1)
+        write(args.out, {**report, "scores": found})
     return 0
 
 

@@ -23,12 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sourcecheck.check import CheckOptions, check_text, collect
-from sourcecheck.conflict import Conflict
 from sourcecheck.errors import SourcecheckError
 
 from sourcecheck_eval.align import items, score_view
-from sourcecheck_eval.fitting import fit_calibration, signal_features
-from sourcecheck_eval.judge import LabJudge
+from sourcecheck_eval.fitting import fit_calibration
+from sourcecheck_eval.judge import LabJudge, features
 from sourcecheck_eval.product import PRODUCT_SETS, papers, user_view
 from sourcecheck_eval.records import dataset_name, load_records, pack_state, select, usable
 from sourcecheck_eval.report import write_outputs
@@ -165,17 +164,13 @@ def run_record(
         for v in got["verdicts"]:
             score = scores[v["index"]]
             state = judge.state_of.get(judge.key(score.claim, score.evidence, score.shown, options.decompose))
-            features = {
-                **signal_features(score.claim, score.evidence, score.p_raw),
-                "conflict": float(isinstance(score.conflict, Conflict)),
-            }
             verdicts.append(
                 {
                     "index": v["index"],
                     "label": v["label"],
                     "p": v["p_supported"],
                     "p_raw": score.p_raw,
-                    "features": features,
+                    "features": features(score),
                     "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
                     **({k: v[k] for k in ("error_type", "critique", "revised")} if critique else {}),
                     **({"state": pack_state(state)} if state is not None else {}),
@@ -379,7 +374,7 @@ def score_dataset(
     for record, result in results:
         if result["error"]:
             errors[result["error"]["code"]] = errors.get(result["error"]["code"], 0) + 1
-        units, st = items(record, result, lambda p, features: judge.calibrate(p), threshold)
+        units, st = items(record, result, lambda p, _: judge.calibrate(p), threshold)
         for view, unit in units:
             by_view.setdefault(view, []).append(unit)
             predictions.append({"dataset": name, "view": view, **unit})

@@ -254,6 +254,19 @@ def test_a_negation_on_one_side_only_is_a_conflict(claim, source):
     assert find_conflict(claim, [ev(source)]).kind == "negation"
 
 
+def test_nothing_negates_unless_it_affirms():
+    """ "nothing" is one of the negation words (phrases.NEGATIONS, the one list), but "nothing but", "nothing short
+    of", "nothing more than" say the thing holds."""
+    source = "The Transformer uses attention layers in its encoder and decoder."
+    for phrase in ("nothing but", "nothing more than", "nothing short of"):
+        assert find_conflict(f"The Transformer uses {phrase} attention layers in its encoder.", [ev(source)]) is None
+    found = find_conflict(
+        "Nothing in the trial suggested liver damage in patients.",
+        [ev("The trial suggested liver damage in patients.")],
+    )
+    assert found.kind == "negation" and found.claim_value == "nothing"
+
+
 def test_a_unit_is_the_first_word_after_the_numbers_and_different_units_need_more_in_common():
     (rate, _) = find_numbers("peat subsides at a rate of 3.8 ± 1.2 cm per year")[:2]
     assert rate.after == "cm"

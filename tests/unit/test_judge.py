@@ -214,6 +214,11 @@ def test_a_revision_is_shown_only_when_it_changes_the_sentence_and_scores_suppor
         ("The excerpt mentions Morrow as the painter.", False),  # the claim's name, not in the source
         ("According to the excerpts, Morrow painted it in 1935.", False),  # attributed without a verb after "excerpts"
         ("The paper has Morrow as its painter.", False),
+        ("Nothing in the excerpts says who painted it or when.", True),  # "nothing" denies too
+        ("None of the excerpts mention 1935.", True),
+        # "without", "fails", "lacks" negate a verb's content, not the sources: the clause is still checked
+        ("The excerpts state that Morrow painted it without help in 1935.", False),
+        ("The excerpts report that Morrow fails to mention 1935.", False),
     ],
 )
 def test_a_critique_that_puts_the_sentences_own_facts_in_the_sources_mouth_is_refused(critique, sound):
@@ -229,7 +234,7 @@ def test_a_critique_that_puts_the_sentences_own_facts_in_the_sources_mouth_is_re
 
 
 def test_overlap_counts_a_written_number_once_as_a_number():
-    from sourcecheck_eval.fitting import signal_features
+    from sourcecheck_eval.judge import signal_features
 
     evidence = [ev("To train FAVA we generated 35,074 training instances.")]
     f = signal_features("FAVA used 350,000 training instances.", evidence, 0.3)
@@ -271,7 +276,7 @@ def test_select_evidence_reranks_drops_overlaps_and_puts_the_best_last():
 
 
 def test_signal_features_measure_what_the_evidence_lacks():
-    from sourcecheck_eval.fitting import signal_features
+    from sourcecheck_eval.judge import signal_features
 
     evidence = [ev("The Golden Gate Bridge opened on May 27, 1937 in San Francisco.")]
     f = signal_features("The Golden Gate Bridge opened in 1938 in Oakland.", evidence, 0.5)
