@@ -77,6 +77,14 @@ class Judge:
         """Load the model now; raise ModelError if it cannot work (a clear error before a stream starts)."""
         self.model.prepare()
 
+    def warm_up(self) -> None:
+        """Load the model and, where it keeps its last prompt's prefix (Model.keeps_prefix), read what every check's
+        prompts open with: the system turn and the verify prompt up to its excerpts. The server does this at start,
+        so its first check reads only its own excerpts and sentences, as every later one does (issue 35)."""
+        self.prepare()
+        if self.model.keeps_prefix:
+            self.model.choose(self.verify_messages("Warm-up.", [], []), ("Yes", "No"))
+
     def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
         """What a sentence's prompt shows: the check's evidence block with this evidence added, a prompt prefix
         the check's sentences share (evidence.EvidenceBlock)."""

@@ -174,7 +174,7 @@ class Services:
             self.queue_ingest(doc_id)
 
     def warm_up(self) -> threading.Thread:
-        """Load the embedding model and the judge model in the background.
+        """Load the embedding model and the judge model in the background; read the prompts' opening (Judge.warm_up).
 
         The server answers at once; the first check then finds them loaded instead of paying ~20 s.
         """
@@ -184,7 +184,7 @@ class Services:
                 library = self.library()
                 library.embedding_function(["warm up"])  # loaded even while the library is empty
                 library.search("warm up")  # Chroma's vectors and the lexical index's pages
-                self.judge().prepare()
+                self.judge().warm_up()  # the model, and the prompts' opening read once
             except Exception:  # a missing or broken model is reported by /health and by the first check
                 pass
 

@@ -230,3 +230,19 @@ def test_the_bench_counts_each_prompt_token_once_in_its_part(model):
         assert 0 < counts["reread"] <= parts["verify claim"]
     finally:
         del model.tokens, model._llm.eval  # the module's model without the counting wrappers
+
+
+def test_after_the_warm_up_a_first_check_reads_only_its_excerpts_and_sentence(model):
+    """Judge.warm_up (the server runs it at start) leaves the prompts' opening in the KV cache: the first check's
+    first prompt evaluates only the tokens after it (the system turn and "Source excerpts:" are not read again)."""
+    from sourcecheck.evidence import Evidence
+    from sourcecheck.judge import Judge
+
+    judge = Judge(model)
+    judge.warm_up()
+    cached = list(model._llm.input_ids[: model._llm.n_tokens])
+    evidence = [Evidence("d1", "fava.pdf", 2, PAGE, PAGE, 1.0)]
+    tokens = model.tokens(judge.verify_messages(CLAIM_A, evidence, evidence))
+    opening = model.tokens(judge.verify_messages(CLAIM_A, [], []))
+    opening = opening[: shared_prefix(opening, tokens)]  # what every verify prompt opens with
+    assert len(opening) > 20 and shared_prefix(cached, tokens) >= len(opening)

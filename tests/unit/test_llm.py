@@ -86,6 +86,28 @@ def test_which_backends_can_read_a_state():
     assert FakeModel.reads_state and LlamaCppModel.reads_state and not OpenAIModel.reads_state
 
 
+def test_which_backends_keep_a_prompt_prefix_and_what_a_warm_up_reads():
+    from sourcecheck.judge import Judge
+    from sourcecheck.llm.llama_cpp import LlamaCppModel
+    from sourcecheck.llm.openai_compat import OpenAIModel
+
+    assert LlamaCppModel.keeps_prefix and not OpenAIModel.keeps_prefix and not FakeModel.keeps_prefix
+    model = FakeModel()
+    Judge(model).warm_up()
+    assert model.history == []  # nothing kept, so nothing to read ahead: no call
+    model.keeps_prefix = True
+    judge = Judge(model)
+    judge.warm_up()
+    ((kind, sent),) = model.history
+    check = judge.verify_messages("The bridge is orange.", [], [])[-1]["content"]
+    opening = check[: check.index("(none found)")]
+    assert (
+        kind == "choose"
+        and sent[-1]["content"].startswith(opening)
+        and sent[0] == judge.verify_messages("x", [], [])[0]
+    )
+
+
 def test_checks_taking_turns_get_their_context_back_even_when_more_than_are_kept(monkeypatch):
     """_ready_for with llama.cpp's state calls stood in for: five checks (more than KEEP_CONTEXTS) take turns, each
     in its own thread. Nothing fails, at most KEEP_CONTEXTS copies are held, and a check whose copy is still kept

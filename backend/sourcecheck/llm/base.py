@@ -19,6 +19,9 @@ class Model(ABC):
     concurrent: int = 1
     # The prompt profile judge.py uses for this model (judge.PROFILES); load_model sets it from the catalog.
     profile: str = "verify"
+    # True when the backend keeps the KV cache of the prompt it read last and reads only what a new prompt adds
+    # (llama.cpp): reading what every check's prompts open with ahead of the first check spares it (Judge.warm_up).
+    keeps_prefix: bool = False
 
     @abstractmethod
     def choose(

@@ -36,6 +36,7 @@ def _common(ids: Sequence[int] | npt.NDArray[Any], tokens: Sequence[int]) -> int
 class LlamaCppModel(Model):
     backend = "llama_cpp"
     reads_state = True
+    keeps_prefix = True
     _used_by: int | None
 
     def __init__(self, path: str | Path, n_ctx: int = 4096, n_threads: int = 0) -> None:

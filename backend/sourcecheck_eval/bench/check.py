@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sourcecheck.config import load_settings
-from sourcecheck.prompting import messages
 
 from sourcecheck_eval.bench.data import ANSWER, TEXT, WORK, now
 from sourcecheck_eval.bench.host import cpu_seconds, others_cores_between
@@ -37,8 +36,9 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
         return Judge(model, sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
 
     def run(name: str, pipeline: Callable[[Judge], Iterable[tuple[int, str]]], j: Judge) -> None:
-        # Every pipeline starts from the same KV cache: the system prompt and the verify prompt's opening.
-        model.choose(messages("verify", sources="(none found)", claim="Warm-up."), ("Yes", "No"))
+        # Every pipeline starts from the same KV cache, as a served check does: the system prompt and the verify
+        # prompt's opening (Judge.warm_up, which the server runs at start).
+        j.warm_up()
         counts.reset()
         first: float | None
         verdicts: float | None
