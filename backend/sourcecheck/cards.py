@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sourcecheck.conflict import Conflict, Disagreement, put_value
 from sourcecheck.numerals import UNITS, WORD_NUMBER, numbers
-from sourcecheck.phrases import OPPOSITE, is_negation
+from sourcecheck.phrases import OPPOSITE, is_negation, negates
 from sourcecheck.words import STOPWORDS, content_words, names, stems
 
 if TYPE_CHECKING:  # for the annotations only: cards need no more than the text of evidence
@@ -109,7 +109,8 @@ def _denies(text: str) -> bool:
     """Whether a clause denies something ("the excerpts do not mention ...", "nothing in them says ..."): a word of
     phrases.DENIALS. Not "without" or "fails": a critique that puts "fails on 95 % of cases" in the sources' mouth
     denies nothing, and must still be checked."""
-    return any(is_negation(w, denial=True) for w in _WORD.findall(text.lower()))
+    words = _WORD.findall(text.lower())
+    return any(negates(words, i, denial=True) for i in range(len(words)))
 
 
 def _restates(clause: str, claim: str) -> bool:

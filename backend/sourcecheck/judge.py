@@ -78,12 +78,11 @@ class Judge:
         self.model.prepare()
 
     def warm_up(self) -> None:
-        """Load the model and, where it keeps its last prompt's prefix (Model.keeps_prefix), read what every check's
+        """Load the model and, where it keeps its last prompt's prefix (Model.read_ahead), read what every check's
         prompts open with: the system turn and the verify prompt up to its excerpts. The server does this at start,
         so its first check reads only its own excerpts and sentences, as every later one does (issue 35)."""
         self.prepare()
-        if self.model.keeps_prefix:
-            self.model.choose(self.verify_messages("Warm-up.", [], []), ("Yes", "No"))
+        self.model.read_ahead(self.verify_messages("Warm-up.", [], []))
 
     def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
         """What a sentence's prompt shows: the check's evidence block with this evidence added, a prompt prefix

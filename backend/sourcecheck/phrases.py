@@ -14,8 +14,8 @@ from sourcecheck.words import STEM_LETTERS, STOPWORDS, near_stems, stems
 # "without"), often the very subject of a sentence, so a clause with one of them denies nothing.
 DENIALS = {"not", "no", "never", "nothing", "none", "neither", "nor", "cannot"}
 NEGATIONS = DENIALS | {"without", "fail", "fails", "failed", "lack", "lacks", "lacked", "unable"}
-# After "nothing", words that make it affirm: "nothing but attention", "nothing short of", "nothing more than"
-AFFIRMING = {"but", "less", "short", "more"}
+# After "nothing", the words that make it affirm: "nothing but attention", "nothing short of", "nothing more than"
+AFFIRMING = (("but",), ("short", "of"), ("more", "than"), ("less", "than"))
 # Words whose opposite in the same place says the opposite: directions and comparatives, and the evaluative
 # words a summary turns around ("effective" for "ineffective"). "word opposite" pairs; each is the other's.
 _PAIRS = (
@@ -93,6 +93,14 @@ def is_negation(word: str, denial: bool = False) -> bool:
     return word in (DENIALS if denial else NEGATIONS) or word.endswith(("n't", "n’t"))
 
 
+def negates(words: Sequence[str], i: int, denial: bool = False) -> bool:
+    """Whether words[i] (lower case) negates where it stands: a negation word, unless it is the "nothing" of "nothing
+    but" and the like (AFFIRMING); with denial, only one that denies what follows (DENIALS)."""
+    if not is_negation(words[i], denial):
+        return False
+    return words[i] != "nothing" or not any(tuple(words[i + 1 : i + 1 + len(a)]) == a for a in AFFIRMING)
+
+
 def _both_ways(words: Sequence[str], i: int) -> bool:
     """Whether the negation words[i] is one side of a phrase that states both ways: "with and without retrieval",
     "with or without", "with/without", "without and with", "whether or not", "retrieved or not". It negates
@@ -117,7 +125,7 @@ def _scopes(text: str, both_ways: bool = False) -> list[tuple[str, list[str]]]:
     words = [w.lower() for w in _WORD.findall(text)]
     out = []
     for i, w in enumerate(words):
-        if not is_negation(w) or w == "nothing" and words[i + 1 : i + 2] and words[i + 1] in AFFIRMING:
+        if not negates(words, i):
             continue
         if both_ways or not _both_ways(words, i):
             scope = [
@@ -139,7 +147,7 @@ def _stands_plain(scope: Sequence[str], text: str) -> bool:
         if st not in scope:
             continue
         window = stems_at[i : i + PLAIN_WORDS]
-        if set(scope) <= set(window) and not any(is_negation(w) for w in words[max(0, i - NEGATION_REACH) : i]):
+        if set(scope) <= set(window) and not any(negates(words, j) for j in range(max(0, i - NEGATION_REACH), i)):
             return True
     return False
 

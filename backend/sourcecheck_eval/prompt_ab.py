@@ -159,21 +159,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     settings = load_settings()
     model = load_model(settings)
+    # name -> (judge, the answer as it shows it); made before the model loads, so a refused profile is said at once
+    try:
+        judges = {
+            "shipped": (Judge(model), lambda row: row),
+            "question first": (QuestionFirst(model), lambda row: row),
+            "three passages": (Judge(model), fewer),
+        }
+    except ConfigError as e:
+        print(e.message, file=sys.stderr)
+        return 2
     model.prepare()
     read = counted(model)
     rows = taking_turns(answers(args.limit))
-    # name -> (judge, the answer as it shows it)
-    judges = {
-        "shipped": (Judge(model), lambda row: row),
-        "question first": (QuestionFirst(model), lambda row: row),
-        "three passages": (Judge(model), fewer),
-    }
     found: dict[str, list[tuple[str, int, str, float]]] = {name: [] for name in judges}
     tokens = dict.fromkeys(judges, 0)
     seconds = dict.fromkeys(judges, 0.0)
     # answer by answer, each under both prompts: a run stopped part way has paired scores for what it did
     for n, row in enumerate(rows):
         for name, (judge, shown) in judges.items():
+            # its prompts' opening cached first, not counted: a served check finds it so (Judge.warm_up at start)
+            model.choose(judge.verify_messages("Warm-up.", [], []), ("Yes", "No"))
             before, started = read[0], time.monotonic()
             found[name] += [(f"{row['kind']}-{n}", y, kind, p) for p, y, kind in scores(judge, [shown(row)])]
             tokens[name] += read[0] - before

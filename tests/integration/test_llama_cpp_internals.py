@@ -233,16 +233,23 @@ def test_the_bench_counts_each_prompt_token_once_in_its_part(model):
 
 
 def test_after_the_warm_up_a_first_check_reads_only_its_excerpts_and_sentence(model):
-    """Judge.warm_up (the server runs it at start) leaves the prompts' opening in the KV cache: the first check's
-    first prompt evaluates only the tokens after it (the system turn and "Source excerpts:" are not read again)."""
+    """Judge.warm_up (the server runs it at start, with nothing cached) leaves the prompts' opening in the KV cache:
+    the first check's first prompt evaluates only the tokens after it; a context a check left is not touched."""
     from sourcecheck.evidence import Evidence
     from sourcecheck.judge import Judge
 
     judge = Judge(model)
-    judge.warm_up()
-    cached = list(model._llm.input_ids[: model._llm.n_tokens])
     evidence = [Evidence("d1", "fava.pdf", 2, PAGE, PAGE, 1.0)]
     tokens = model.tokens(judge.verify_messages(CLAIM_A, evidence, evidence))
     opening = model.tokens(judge.verify_messages(CLAIM_A, [], []))
     opening = opening[: shared_prefix(opening, tokens)]  # what every verify prompt opens with
-    assert len(opening) > 20 and shared_prefix(cached, tokens) >= len(opening)
+    forget(model)  # a server just started: nothing cached
+    used = (model._used_at, model._used_by)
+    judge.warm_up()
+    cached = list(model._llm.input_ids[: model._llm.n_tokens])
+    assert len(opening) > 20 and shared_prefix(cached, tokens) == len(opening)
+    assert (model._used_at, model._used_by) == used and not model._kept  # no check's use: none keeps it
+    model.choose(messages(f"[1] {PAGE}", CLAIM_A), ("Yes", "No"))  # a check under way
+    before = list(model._llm.input_ids[: model._llm.n_tokens])
+    judge.warm_up()
+    assert list(model._llm.input_ids[: model._llm.n_tokens]) == before  # left alone

@@ -265,6 +265,12 @@ def test_nothing_negates_unless_it_affirms():
         [ev("The trial suggested liver damage in patients.")],
     )
     assert found.kind == "negation" and found.claim_value == "nothing"
+    # a source's "nothing but" does not hide the claim's negation; "nothing more" without "than" still negates
+    claim = "The drug did not reduce mortality in the trial."
+    found = find_conflict(claim, [ev("In the trial the drug did nothing but reduce mortality by 20 percent.")])
+    assert found is not None and found.kind == "negation"
+    other = find_conflict("The trial reported liver damage.", [ev("Nothing more was reported about liver damage.")])
+    assert other is not None and other.kind == "negation"
 
 
 def test_a_unit_is_the_first_word_after_the_numbers_and_different_units_need_more_in_common():

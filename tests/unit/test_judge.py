@@ -219,6 +219,7 @@ def test_a_revision_is_shown_only_when_it_changes_the_sentence_and_scores_suppor
         # "without", "fails", "lacks" negate a verb's content, not the sources: the clause is still checked
         ("The excerpts state that Morrow painted it without help in 1935.", False),
         ("The excerpts report that Morrow fails to mention 1935.", False),
+        ("The excerpts state that the 1935 painting was nothing short of a record.", False),  # affirms, denies nothing
     ],
 )
 def test_a_critique_that_puts_the_sentences_own_facts_in_the_sources_mouth_is_refused(critique, sound):

@@ -86,26 +86,23 @@ def test_which_backends_can_read_a_state():
     assert FakeModel.reads_state and LlamaCppModel.reads_state and not OpenAIModel.reads_state
 
 
-def test_which_backends_keep_a_prompt_prefix_and_what_a_warm_up_reads():
+def test_a_warm_up_reads_the_verify_prompts_opening_ahead_where_the_backend_keeps_it():
     from sourcecheck.judge import Judge
-    from sourcecheck.llm.llama_cpp import LlamaCppModel
-    from sourcecheck.llm.openai_compat import OpenAIModel
 
-    assert LlamaCppModel.keeps_prefix and not OpenAIModel.keeps_prefix and not FakeModel.keeps_prefix
-    model = FakeModel()
-    Judge(model).warm_up()
-    assert model.history == []  # nothing kept, so nothing to read ahead: no call
-    model.keeps_prefix = True
+    class Keeping(FakeModel):  # stands in for llama.cpp, whose read_ahead the real-GGUF test covers
+        def read_ahead(self, messages):
+            self.history.append(("read_ahead", messages))
+
+    plain = FakeModel()
+    Judge(plain).warm_up()
+    assert plain.history == []  # the fake, like a remote API, keeps no prefix: nothing read
+    model = Keeping()
     judge = Judge(model)
     judge.warm_up()
     ((kind, sent),) = model.history
-    check = judge.verify_messages("The bridge is orange.", [], [])[-1]["content"]
-    opening = check[: check.index("(none found)")]
-    assert (
-        kind == "choose"
-        and sent[-1]["content"].startswith(opening)
-        and sent[0] == judge.verify_messages("x", [], [])[0]
-    )
+    check = judge.verify_messages("The bridge is orange.", [], [])
+    opening = check[-1]["content"][: check[-1]["content"].index("(none found)")]
+    assert kind == "read_ahead" and sent[0] == check[0] and sent[-1]["content"].startswith(opening)
 
 
 def test_checks_taking_turns_get_their_context_back_even_when_more_than_are_kept(monkeypatch):

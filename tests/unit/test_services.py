@@ -19,6 +19,16 @@ def test_warm_up_loads_the_model_in_the_background(settings, fava_pdf):
     assert svc._model is not None and svc._model.loaded()
 
 
+def test_warm_up_reads_the_prompts_opening_ahead(settings, monkeypatch):
+    from sourcecheck.llm.fake import FakeModel
+
+    read = []
+    monkeypatch.setattr(FakeModel, "read_ahead", lambda self, messages: read.append(messages))
+    thread = Services(load_settings(settings)).warm_up()
+    thread.join(timeout=60)
+    assert len(read) == 1 and "Source excerpts:" in read[0][-1]["content"]  # Judge.warm_up, not only the load
+
+
 def test_warm_up_with_a_missing_model_ends_quietly(settings, tmp_path, monkeypatch):
     uncaught = []
     monkeypatch.setattr(threading, "excepthook", uncaught.append)  # a thread that dies of an exception

@@ -19,9 +19,6 @@ class Model(ABC):
     concurrent: int = 1
     # The prompt profile judge.py uses for this model (judge.PROFILES); load_model sets it from the catalog.
     profile: str = "verify"
-    # True when the backend keeps the KV cache of the prompt it read last and reads only what a new prompt adds
-    # (llama.cpp): reading what every check's prompts open with ahead of the first check spares it (Judge.warm_up).
-    keeps_prefix: bool = False
 
     @abstractmethod
     def choose(
@@ -49,6 +46,12 @@ class Model(ABC):
     def prepare(self) -> None:
         """Load what the first call needs; raise ModelError now if the model cannot work."""
         return None  # a model with nothing to load (a remote API, the fake) is ready as it is
+
+    def read_ahead(self, messages: list[dict[str, str]]) -> None:
+        """Read a prompt ahead of need where the backend keeps the prefix of the last prompt it read (llama.cpp), so
+        the next prompt that opens the same way reads only what follows (Judge.warm_up); a backend that keeps none
+        (a remote API, the fake) does nothing."""
+        return None
 
     def available(self) -> bool:
         """False when the model certainly cannot run (a missing file); remote servers are assumed up."""

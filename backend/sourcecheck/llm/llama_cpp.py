@@ -36,7 +36,6 @@ def _common(ids: Sequence[int] | npt.NDArray[Any], tokens: Sequence[int]) -> int
 class LlamaCppModel(Model):
     backend = "llama_cpp"
     reads_state = True
-    keeps_prefix = True
     _used_by: int | None
 
     def __init__(self, path: str | Path, n_ctx: int = 4096, n_threads: int = 0) -> None:
@@ -129,6 +128,18 @@ class LlamaCppModel(Model):
             scores = {c: sum(float(probs[t]) for t in self._first_tokens(c)) for c in choices}
             best = max(scores, key=scores.__getitem__)
             return normalise(scores), best, hidden
+
+    def read_ahead(self, messages: list[dict[str, str]]) -> None:
+        """Read the prompt into the KV cache when nothing is cached yet (the server's start). It is no check's use of
+        the model: a check that comes next does not keep it as a context to come back to (_ready_for: _used_by and
+        _used_at are left alone), and a check already under way (something cached) is left alone."""
+        with self._lock:
+            llm = self.load()
+            if llm.n_tokens:
+                return
+            tokens = self.tokens(messages)
+            self._check_fits(tokens)
+            self._eval_reusing_prefix(tokens)
 
     def complete(self, messages: list[dict[str, str]], max_tokens: int = 200) -> str:
         with self._lock:

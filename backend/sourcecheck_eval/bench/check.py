@@ -36,9 +36,9 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
         return Judge(model, sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
 
     def run(name: str, pipeline: Callable[[Judge], Iterable[tuple[int, str]]], j: Judge) -> None:
-        # Every pipeline starts from the same KV cache, as a served check does: the system prompt and the verify
-        # prompt's opening (Judge.warm_up, which the server runs at start).
-        j.warm_up()
+        # Every pipeline starts from the same KV cache, as a served check does after the server's warm-up
+        # (Judge.warm_up): the system prompt and the verify prompt's opening.
+        model.choose(j.verify_messages("Warm-up.", [], []), ("Yes", "No"))
         counts.reset()
         first: float | None
         verdicts: float | None
