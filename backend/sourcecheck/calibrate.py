@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck.calibration import fit
+from sourcecheck.calibration import fit, prompt_id
 from sourcecheck.errors import SourcecheckError
 from sourcecheck.evidence import Evidence, EvidenceBlock
 
@@ -63,7 +63,8 @@ def answers(limit: int | None = None) -> list[dict[str, Any]]:
 
 
 def scores(judge: Judge, rows: list[dict[str, Any]]) -> Iterator[tuple[float, int, str]]:
-    """(raw P(Yes), label, kind) of every sentence, each answer's sentences over one growing evidence block."""
+    """(raw P(Yes), label, kind) of every sentence, each answer's sentences over one growing evidence block, each
+    showing what a check's prompt would (Judge.show)."""
     for row in rows:
         block = EvidenceBlock()
         for s in row["sentences"]:
@@ -72,13 +73,13 @@ def scores(judge: Judge, rows: list[dict[str, Any]]) -> Iterator[tuple[float, in
                 for e in s["evidence"]
             ]
             try:
-                p = judge.raw(s["claim"], evidence, block.add(evidence))
+                p = judge.raw(s["claim"], evidence, judge.show(s["claim"], evidence, block))
             except SourcecheckError as e:
                 if e.code != "prompt_too_long":
                     raise
                 # a judge with a small context: this sentence over its own evidence, and the block starts over
                 block = EvidenceBlock()
-                p = judge.raw(s["claim"], evidence, block.add(evidence))
+                p = judge.raw(s["claim"], evidence, judge.show(s["claim"], evidence, block))
             yield p, int(s["y"]), row["kind"]
 
 
@@ -108,6 +109,7 @@ def calibrate(
     fitted = fit(p_raw, y, kinds)
     return {
         "judge": judge.model.judge_id(),
+        "prompt": prompt_id(),
         **fitted,
         "fitted_on": f"sourcecheck calibrate: {len(found)} sentences of the shipped calibration set "
         f"({', '.join(fitted['kinds'])}; each kind weighing the same)",

@@ -8,6 +8,8 @@ because the point where the judge's scale turns moves from one kind to the next 
 applies them (judge.py); `sourcecheck calibrate` (calibrate.py) and the evaluation fit them with fit() below.
 """
 
+import functools
+import hashlib
 import json
 import math
 import re
@@ -32,6 +34,19 @@ PLAIN_BANDS = {"relaxed": [0.3, 0.3], "balanced": [0.5, 0.5], "strict": [0.7, 0.
 MIN_CLASS = 5  # a kind with fewer true (or wrong) sentences does not place an edge on its own
 
 
+# The prompts a P(Yes) comes from: a scale fitted under other words does not hold for these (issue 35's A/B: asking
+# the question before the excerpts moved the default judge's P(Yes) by up to 0.16 on the same chat sentences).
+PROMPT_FILES = ("system", "verify", "minicheck_system", "minicheck")
+
+
+@functools.cache
+def prompt_id() -> str:
+    """A fingerprint of the verify prompts' words: a calibration records the one it was fitted under."""
+    prompts = resources.files("sourcecheck").joinpath("prompts")
+    text = "\0".join(prompts.joinpath(f"{name}.txt").read_text(encoding="utf-8") for name in PROMPT_FILES)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
 def load() -> dict[str, Any]:
     """The shipped calibration.json: the default judge's."""
     return json.loads(resources.files("sourcecheck").joinpath("calibration.json").read_text())
@@ -44,16 +59,18 @@ def file_for(folder: str | Path, judge: str) -> Path:
 
 def for_judge(judge: str, folder: str | Path | None) -> tuple[dict[str, Any], bool]:
     """(the calibration to use for this judge, whether it was fitted for it): its own file in folder, else the
-    shipped one, which is the default judge's (and the best guess for any other until it is calibrated)."""
+    shipped one, which is the default judge's (and the best guess for any other until it is calibrated). A file
+    fitted under other prompts (another prompt_id(), or none recorded: before they were) is not this judge's scale
+    any more: the judge shows as not calibrated until `sourcecheck calibrate` runs again."""
     if folder is not None and file_for(folder, judge).is_file():
         try:
             own = json.loads(file_for(folder, judge).read_text())
-            if own.get("judge") == judge and valid(own):
+            if own.get("judge") == judge and own.get("prompt") == prompt_id() and valid(own):
                 return own, True
         except (OSError, ValueError):
             pass  # a damaged file: the shipped scale, and the judge shows as not calibrated
     shipped = load()
-    return shipped, shipped.get("judge") == judge
+    return shipped, shipped.get("judge") == judge and shipped.get("prompt") == prompt_id()
 
 
 def valid(calibration: Mapping[str, Any]) -> bool:

@@ -179,7 +179,7 @@ def _events(
         item: tuple[Job, Score],
     ) -> dict[str, Any]:  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
         job, score = item
-        return judge.explain(score, block.shown_for(job.evidence, job.shown))
+        return judge.explain(score, block.shown_for(job.shown))
 
     with closing(ordered(explain_one, later, workers)) as cards:
         for (job, _), card in zip(later, cards):

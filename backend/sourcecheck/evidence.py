@@ -303,9 +303,9 @@ class EvidenceBlock:
             self.items += new
         return list(self.items)
 
-    def shown_for(self, evidence: Sequence[Evidence], shown: list[Evidence]) -> list[Evidence]:
-        """What a later prompt (a critique) about this evidence shows: the block as the last prompt left it
-        when it still holds all of the evidence (its prefix is cached already), else what was shown."""
-        if {e.passage for e in evidence} <= {e.passage for e in self.items}:
+    def shown_for(self, shown: list[Evidence]) -> list[Evidence]:
+        """What a later prompt (a critique) about a sentence shows: the block as the last prompt left it when it
+        still holds all the sentence's prompt showed (its prefix is cached already), else what was shown."""
+        if {e.passage for e in shown} <= {e.passage for e in self.items}:
             return list(self.items)
         return shown

@@ -54,10 +54,16 @@ class Judge:
         calibration: dict | None = None,
         sensitivity: str = "balanced",
         calibrations: str | None = None,
+        passages: int | None = None,
     ) -> None:
         """calibration: the scale to judge by (calibration.py); default: the judge's own from the calibrations
-        folder, else the shipped one (then `calibrated` is False unless the judge is the default one)."""
-        self.model = model
+        folder, else the shipped one (then `calibrated` is False unless the judge is the default one). passages: how
+        many of a sentence's evidence items (its most relevant) its prompt adds (show()); default all of them, the
+        check's TOP_K: fewer reads fewer tokens but ranks chat answers about abstracts worse (issue 35's A/B,
+        docs/performance.md), so the product shows all."""
+        if passages is not None and passages < 1:
+            raise ConfigError(f"A prompt shows at least one evidence item, not {passages}.")
+        self.model, self.passages = model, passages
         if calibration is None:
             self.calibration, self.calibrated = for_judge(model.judge_id(), calibrations)
         else:
@@ -85,9 +91,9 @@ class Judge:
         self.model.read_ahead(self.verify_messages("Warm-up.", [], []))
 
     def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
-        """What a sentence's prompt shows: the check's evidence block with this evidence added, a prompt prefix
-        the check's sentences share (evidence.EvidenceBlock)."""
-        return block.add(evidence)
+        """What a sentence's prompt shows: the check's evidence block with this evidence added (its `passages` most
+        relevant items, when set), a prompt prefix the check's sentences share (evidence.EvidenceBlock)."""
+        return block.add(evidence if self.passages is None else evidence[-self.passages :])  # most relevant last
 
     def verify_messages(
         self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]

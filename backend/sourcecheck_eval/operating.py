@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibration import fit, grade, platt, valid
+from sourcecheck.calibration import fit, grade, platt, prompt_id, valid
 
 from sourcecheck_eval import metrics
 
@@ -35,16 +35,19 @@ def kind_of(name: str) -> str:
 
 
 def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dict[str, list[dict[str, Any]]]:
-    """{set name: [{"record", "y", "p_raw", "conflict"}]}: sentence units of eval runs (predictions.jsonl), and of
-    features files for sets the runs lack."""
+    """{set name: [{"record", "y", "p_raw", "conflict"}]}: sentence units of eval runs (predictions.jsonl; a set's
+    grounded view where it has one), and of features files for sets the runs lack."""
     out: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
+        views: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (set, view) -> units
         for line in Path(run, "predictions.jsonl").read_text().splitlines():
             u = json.loads(line)
-            if u.get("view") == "sentence" and u.get("y") is not None:
-                out.setdefault(u["dataset"], []).append(
+            if u.get("view") in ("grounded", "sentence") and u.get("y") is not None:
+                views.setdefault((u["dataset"], u["view"]), []).append(
                     {"record": u["record"], "y": int(u["y"]), "p_raw": u["p_raw"], "conflict": bool(u.get("conflict"))}
                 )
+        for name in sorted({n for n, _ in views}):  # Factcheck-GPT's grounded labels, not real-world truth (records.py)
+            out.setdefault(name, []).extend(views.get((name, "grounded")) or views[(name, "sentence")])
     for path in features:
         name = Path(path).stem
         if name in out:
@@ -220,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         shipped = {
             "judge": args.judge,
+            "prompt": prompt_id(),  # the runs must have scored under today's prompts
             **everything,
             "fitted_on": f"python -m sourcecheck_eval.operating over {', '.join(sorted(data))} "
             f"({everything['n']} development sentences, each kind weighing the same; docs/quality.md)",

@@ -1,23 +1,21 @@
-"""Verify prompts that read fewer tokens, against the shipped one, on the same sentences with the same evidence
-(issue 35): `python -m sourcecheck_eval.prompt_ab [--limit N] [--out FILE]`.
+"""Verify prompts against the shipped one, on the same sentences with the same evidence (issue 35):
+`python -m sourcecheck_eval.prompt_ab [--limit N] [--kinds K,...] [--prompts A,B,...] [--out FILE] [--reuse FILE]`.
 
-Of a check's prompt tokens ~66 % are evidence and ~24 % the sentences with the question after each (docs/
-performance.md). Two variants, each cutting one:
-* "question first": the shipped prompt asks its question after the claim, so every sentence reads it again (~55
-  tokens of ~410); this asks it once, before the excerpts, where the check's cached prefix keeps it, and ends each
-  sentence's part with a short reminder.
-* "three passages": each sentence adds its 3 most relevant evidence items to the shared block instead of 5 (FAVA's
-  top 5), so fewer new passages a sentence.
+The shipped prompt asks its question after every claim and each sentence adds its five evidence items (TOP_K) to the
+check's shared block (judge.py). The variants cut what a check reads: the question once, before the excerpts, where
+the check's cached prefix keeps it (session 17's, docs/performance.md); four or three evidence items a sentence; both.
 Every prompt scores the calibration set shipped with the package (calibrate.scores: each answer's sentences over one
-growing evidence block, as a check scores them), answer by answer; the report gives per kind each prompt's AUROC,
-the paired difference from the shipped prompt with a 95 % interval over answers, and the prompt tokens each read. A
-prompt change moves the judge's scale, so a variant that holds its ranking still needs its own calibration
-(`sourcecheck calibrate`) before it could ship.
+growing evidence block, as a check scores them), answer by answer; the report gives per kind each prompt's AUROC, the
+paired difference from the first prompt named with a 95 % interval over answers, and the prompt tokens each read. A
+prompt change moves the judge's scale, so a variant that holds its ranking still needs its own calibration before it
+could ship (docs/quality.md). --reuse takes an earlier --out file's scores of a prompt with the same words and
+passages (its fingerprint) on the same sentences, so a new variant runs alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -38,26 +36,30 @@ from sourcecheck.prompting import fence, prompt, sources_text
 
 from sourcecheck_eval.metrics import auroc
 
-QUESTION_FIRST = Template(
+QUESTION_FIRST = Template(  # the verify prompt measured in session 17 and not kept (docs/performance.md)
     "Is the claim at the end supported by the source excerpts? It is supported only if the excerpts state it or "
-    "clearly imply it: every number, name, date and relation in the claim must agree with them. Answer with one "
-    "word: Yes or No.\n\nSource excerpts:\n$sources\n\nClaim: $claim\n\nSupported? Yes or No."
+    "clearly imply it: every number, name, date and relation in the claim must agree with them.\n\nSource excerpts:\n"
+    "$sources\n\nClaim: $claim\n\nSupported? Answer with one word: Yes or No."
 )
 RESAMPLES = 1000
-FEWER = 3  # evidence items a sentence adds to the block under "three passages"
 
 
-class QuestionFirst(Judge):
-    """The shipped judge with the question asked before the excerpts (in the cached prefix), not after the claim."""
+class Variant(Judge):
+    """The shipped judge with its verify prompt varied: the question once, before the excerpts, where a check's
+    cached prefix keeps it, instead of after every claim (question_first), and `passages` evidence items a sentence
+    adds to the block instead of all five."""
 
-    def __init__(self, model: Model) -> None:
-        super().__init__(model)
+    def __init__(self, model: Model, passages: int | None = None, question_first: bool = False) -> None:
+        super().__init__(model, passages=passages)
         if self.profile != "verify":  # a model with a prompt of its own (MiniCheck) would change more than the order
             raise ConfigError(f"The prompt A/B varies our verify prompt; {model.name} asks its own ({self.profile}).")
+        self.question_first = question_first
 
     def verify_messages(
         self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
     ) -> list[dict[str, str]]:
+        if not self.question_first:
+            return super().verify_messages(claim, evidence, shown)
         text = QUESTION_FIRST.substitute(sources=fence(sources_text(evidence, shown)), claim=fence(claim, labels=False))
         return [{"role": "system", "content": prompt("system").template.strip()}, {"role": "user", "content": text}]
 
@@ -77,12 +79,6 @@ def counted(model: Any) -> list[int]:
 
     llm.eval = counting
     return read
-
-
-def fewer(row: dict[str, Any], n: int = FEWER) -> dict[str, Any]:
-    """An answer of the calibration set with each sentence's evidence cut to its n most relevant items (the last n:
-    the evidence is most relevant last)."""
-    return {**row, "sentences": [{**s, "evidence": s["evidence"][-n:]} for s in row["sentences"]]}
 
 
 def compare(found: dict[str, list[tuple[str, int, str, float]]]) -> dict[str, Any]:
@@ -145,11 +141,40 @@ def write(path: str, data: dict[str, Any]) -> None:
     part.replace(path)
 
 
+def fingerprint(judge: Judge) -> str:
+    """What a prompt's scores depend on besides the model and the set: its words and how many passages it adds."""
+    text = json.dumps([judge.verify_messages("$claim", [], []), judge.passages])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def reused(
+    path: str, judges: dict[str, Judge], expected: list[tuple[str, int, str]]
+) -> dict[str, tuple[list[Any], int, float]]:
+    """The scores of an earlier --out file's prompts whose fingerprint is today's and that scored exactly the
+    sentences expected ((answer id, label, kind) in order): name -> (scores, tokens, seconds); the tokens and seconds
+    are of the whole earlier run, whatever --kinds it had."""
+    with open(path, encoding="utf-8") as f:
+        saved = json.load(f)
+    kept = {}
+    for name, judge in judges.items():
+        if saved.get("fingerprints", {}).get(name) != fingerprint(judge):
+            continue  # another prompt under this name, or a file from before fingerprints
+        rows = [tuple(r) for r in saved["scores"].get(name, []) if r[2] in {k for _, _, k in expected}]
+        if [r[:3] for r in rows] == expected:
+            kept[name] = (rows, saved["tokens"][name], saved["seconds"][name])
+    return kept
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--limit", type=int, help="answers of each kind (default: all)")
     parser.add_argument("--out", help="write the per-sentence scores and the report here (JSON), answer by answer")
     parser.add_argument("--report", help="only print the report of an earlier run's --out file (finished or not)")
+    parser.add_argument(
+        "--prompts", help="the prompts to run, comma-separated (default: all); the first is the reference"
+    )
+    parser.add_argument("--kinds", help="only these kinds of the set, comma-separated (default: all)")
+    parser.add_argument("--reuse", help="an earlier run's --out file: its prompts' scores are taken, not run again")
     args = parser.parse_args(argv)
     if args.report:
         with open(args.report, encoding="utf-8") as f:
@@ -162,36 +187,68 @@ def main(argv: Sequence[str] | None = None) -> int:
     # name -> (judge, the answer as it shows it); made before the model loads, so a refused profile is said at once
     try:
         judges = {
-            "shipped": (Judge(model), lambda row: row),
-            "question first": (QuestionFirst(model), lambda row: row),
-            "three passages": (Judge(model), fewer),
+            "shipped": Judge(model),
+            "question first": Variant(model, question_first=True),
+            "four passages": Variant(model, 4),
+            "three passages": Variant(model, 3),
+            "question first + three passages": Variant(model, 3, question_first=True),
         }
     except ConfigError as e:
         print(e.message, file=sys.stderr)
         return 2
+    names = [n.strip() for n in args.prompts.split(",")] if args.prompts else list(judges)
+    if unknown := [n for n in names if n not in judges]:
+        print(f"No prompt named {', '.join(unknown)}; the prompts: {', '.join(judges)}", file=sys.stderr)
+        return 2
+    rows = taking_turns(answers(args.limit))
+    kinds = {k.strip() for k in args.kinds.split(",")} if args.kinds else {r["kind"] for r in rows}
+    if missing := kinds - {r["kind"] for r in rows}:
+        print(f"No kind named {', '.join(sorted(missing))} in the calibration set", file=sys.stderr)
+        return 2
+    run = [(n, row) for n, row in enumerate(rows) if row["kind"] in kinds]  # n names the answer, whatever is run
+    expected = [(f"{row['kind']}-{n}", int(s["y"]), row["kind"]) for n, row in run for s in row["sentences"]]
+    judges = {n: judges[n] for n in names}
+    prints = {n: fingerprint(j) for n, j in judges.items()}
+    kept = reused(args.reuse, judges, expected) if args.reuse else {}
+    judges = {n: j for n, j in judges.items() if n not in kept}
     model.prepare()
     read = counted(model)
-    rows = taking_turns(answers(args.limit))
     found: dict[str, list[tuple[str, int, str, float]]] = {name: [] for name in judges}
     tokens = dict.fromkeys(judges, 0)
     seconds = dict.fromkeys(judges, 0.0)
     # answer by answer, each under both prompts: a run stopped part way has paired scores for what it did
-    for n, row in enumerate(rows):
-        for name, (judge, shown) in judges.items():
+    for n, row in run:
+        for name, judge in judges.items():
             # its prompts' opening cached first, not counted: a served check finds it so (Judge.warm_up at start)
             model.choose(judge.verify_messages("Warm-up.", [], []), ("Yes", "No"))
             before, started = read[0], time.monotonic()
-            found[name] += [(f"{row['kind']}-{n}", y, kind, p) for p, y, kind in scores(judge, [shown(row)])]
+            found[name] += [(f"{row['kind']}-{n}", y, kind, p) for p, y, kind in scores(judge, [row])]
             tokens[name] += read[0] - before
             seconds[name] += time.monotonic() - started
         print(f"[{n + 1}/{len(rows)}] " + ", ".join(f"{k}: {tokens[k]} tokens, {seconds[k]:.0f} s" for k in judges))
-        if args.out:
-            write(args.out, {"tokens": tokens, "seconds": seconds, "scores": found})
+        if args.out:  # the reused prompts too, so --out may be the --reuse file
+            write(args.out, {"fingerprints": prints, **merged(found, tokens, seconds, kept, names)})
+    found = merged(found, tokens, seconds, kept, names)["scores"]
     report: dict[str, Any] = {"tokens": tokens, "seconds": seconds, "kinds": compare(found)}
     print_report(report, found)
     if args.out:
-        write(args.out, {**report, "scores": found})
+        write(args.out, {"fingerprints": prints, **report, "scores": found})
     return 0
+
+
+def merged(
+    found: dict[str, list[Any]],
+    tokens: dict[str, int],
+    seconds: dict[str, float],
+    kept: dict[str, tuple[list[Any], int, float]],
+    names: list[str],
+) -> dict[str, Any]:
+    """The scores, tokens and seconds of the prompts run (in place: tokens and seconds gain the reused ones) and
+    reused, the scores in the order named (the reference first)."""
+    for name, (_, n_tokens, n_seconds) in kept.items():
+        tokens[name], seconds[name] = n_tokens, n_seconds
+    scores = {n: kept[n][0] if n in kept else found[n] for n in names}
+    return {"tokens": tokens, "seconds": seconds, "scores": scores}
 
 
 if __name__ == "__main__":

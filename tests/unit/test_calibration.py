@@ -72,9 +72,16 @@ def test_grade_reads_the_band():
 def test_a_judge_finds_its_own_calibration_else_the_shipped_one_and_says_which(tmp_path):
     shipped = calibration.load()
     assert calibration.valid(shipped) and shipped["judge"] == "llama_cpp:qwen2.5-coder-1.5b-instruct-q4_k_m"
+    # fitted under today's prompts: a change of their words needs the scale fitted again (docs/quality.md)
+    assert shipped["prompt"] == calibration.prompt_id()
     assert for_judge(shipped["judge"], tmp_path) == (shipped, True)  # the default judge ships calibrated
     assert for_judge("openai:llama3@http://127.0.0.1:11434/v1", tmp_path) == (shipped, False)
     own = {"judge": "openai:llama3@http://127.0.0.1:11434/v1", "a": 2.0, "b": 0.1, "bands": PLAIN_BANDS}
+    path = save({**own, "prompt": "0123456789ab"}, tmp_path)  # fitted under other prompts: not this judge's scale
+    assert for_judge(own["judge"], tmp_path) == (shipped, False)
+    save(own, tmp_path)  # one from before calibrations named their prompts: the same
+    assert for_judge(own["judge"], tmp_path) == (shipped, False)
+    own["prompt"] = calibration.prompt_id()
     path = save(own, tmp_path)
     assert path.parent == tmp_path and "/" not in path.name[:-5] and ":" not in path.name
     assert for_judge(own["judge"], tmp_path) == (own, True)
@@ -105,6 +112,7 @@ def test_calibrate_scores_every_sentence_reports_progress_and_names_the_judge():
     seen = []
     found = calibrate(Judge(model), progress=lambda p: seen.append((p.state, p.done, p.total, p.eta_s)), rows=rows())
     assert found["judge"] == "fake:fake" and found["n"] == 24 and found["kinds"] == ["one", "two"]
+    assert found["prompt"] == calibration.prompt_id()  # what for_judge holds it to
     assert calibration.valid(found) and found["a"] > 0  # Yes means supported on this judge's scale
     assert [s[1] for s in seen] == list(range(25)) and all(s[2] == 24 for s in seen)
     assert seen[-1][3] == 0.0 and all(s[0] == "running" for s in seen)

@@ -47,8 +47,11 @@ def test_the_table_reports_each_set_with_intervals_over_records(tmp_path):
     (tmp_path / "run").mkdir()
     rows = [{"dataset": "a", "view": "sentence", **u} for u in data["a"][:3]]
     rows.append({"dataset": "a", "view": "response", "record": "x", "y": 1, "p_raw": 0.5})
+    # a set with a grounded view (Factcheck-GPT) is read for it: its labels are the sources', not real-world truth
+    rows += [{"dataset": "g", "view": "sentence", **u} for u in data["a"][:2]]
+    rows += [{"dataset": "g", "view": "grounded", **{**u, "y": 1 - u["y"]}} for u in data["a"][:2]]
     (tmp_path / "run" / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert load([tmp_path / "run"]) == {"a": data["a"][:3]}
+    assert load([tmp_path / "run"]) == {"a": data["a"][:3], "g": [{**u, "y": 1 - u["y"]} for u in data["a"][:2]]}
 
 
 def test_the_shipped_calibration_is_reproduced_from_the_committed_features():
