@@ -109,7 +109,7 @@ def calibrate(
     fitted = fit(p_raw, y, kinds)
     return {
         "judge": judge.model.judge_id(),
-        "prompt": prompt_id(),
+        "prompt": prompt_id(judge.profile),
         **fitted,
         "fitted_on": f"sourcecheck calibrate: {len(found)} sentences of the shipped calibration set "
         f"({', '.join(fitted['kinds'])}; each kind weighing the same)",

@@ -34,16 +34,19 @@ PLAIN_BANDS = {"relaxed": [0.3, 0.3], "balanced": [0.5, 0.5], "strict": [0.7, 0.
 MIN_CLASS = 5  # a kind with fewer true (or wrong) sentences does not place an edge on its own
 
 
-# The prompts a P(Yes) comes from: a scale fitted under other words does not hold for these (issue 35's A/B: asking
-# the question before the excerpts moved the default judge's P(Yes) by up to 0.16 on the same chat sentences).
-PROMPT_FILES = ("system", "verify", "minicheck_system", "minicheck")
+# The prompts a P(Yes) comes from, per prompt profile (judge.PROFILES): a scale fitted under other words does not hold
+# for these (issue 35's A/B: asking the question before the excerpts moved the default judge's P(Yes) by up to 0.16 on
+# the same chat sentences). The words only: a change to how excerpts are laid out (prompting.py, evidence.py) moves
+# P(Yes) too and is not caught here.
+PROMPT_FILES = {"verify": ("system", "verify"), "minicheck": ("minicheck_system", "minicheck")}
 
 
 @functools.cache
-def prompt_id() -> str:
-    """A fingerprint of the verify prompts' words: a calibration records the one it was fitted under."""
+def prompt_id(profile: str = "verify") -> str:
+    """A fingerprint of a prompt profile's words: a calibration records the one it was fitted under."""
     prompts = resources.files("sourcecheck").joinpath("prompts")
-    text = "\0".join(prompts.joinpath(f"{name}.txt").read_text(encoding="utf-8") for name in PROMPT_FILES)
+    names = PROMPT_FILES.get(profile, (profile,))
+    text = "\0".join(prompts.joinpath(f"{name}.txt").read_text(encoding="utf-8") for name in names)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -57,20 +60,20 @@ def file_for(folder: str | Path, judge: str) -> Path:
     return Path(folder) / (re.sub(r"[^\w.-]+", "_", judge).strip("_")[:120] + ".json")
 
 
-def for_judge(judge: str, folder: str | Path | None) -> tuple[dict[str, Any], bool]:
+def for_judge(judge: str, folder: str | Path | None, profile: str = "verify") -> tuple[dict[str, Any], bool]:
     """(the calibration to use for this judge, whether it was fitted for it): its own file in folder, else the
-    shipped one, which is the default judge's (and the best guess for any other until it is calibrated). A file
-    fitted under other prompts (another prompt_id(), or none recorded: before they were) is not this judge's scale
-    any more: the judge shows as not calibrated until `sourcecheck calibrate` runs again."""
+    shipped one, which is the default judge's (and the best guess for any other until it is calibrated). Its own
+    file fitted under other prompts (another prompt_id(profile), or none recorded: before they were) is still the
+    best guess, but the judge shows as not calibrated until `sourcecheck calibrate` runs again."""
     if folder is not None and file_for(folder, judge).is_file():
         try:
             own = json.loads(file_for(folder, judge).read_text())
-            if own.get("judge") == judge and own.get("prompt") == prompt_id() and valid(own):
-                return own, True
+            if own.get("judge") == judge and valid(own):
+                return own, own.get("prompt") == prompt_id(profile)
         except (OSError, ValueError):
             pass  # a damaged file: the shipped scale, and the judge shows as not calibrated
     shipped = load()
-    return shipped, shipped.get("judge") == judge and shipped.get("prompt") == prompt_id()
+    return shipped, shipped.get("judge") == judge and shipped.get("prompt") == prompt_id(profile)
 
 
 def valid(calibration: Mapping[str, Any]) -> bool:

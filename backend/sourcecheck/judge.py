@@ -65,7 +65,7 @@ class Judge:
             raise ConfigError(f"A prompt shows at least one evidence item, not {passages}.")
         self.model, self.passages = model, passages
         if calibration is None:
-            self.calibration, self.calibrated = for_judge(model.judge_id(), calibrations)
+            self.calibration, self.calibrated = for_judge(model.judge_id(), calibrations, model.profile)
         else:
             self.calibration, self.calibrated = calibration, True
         bands = self.calibration.get("bands") or PLAIN_BANDS

@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         shipped = {
             "judge": args.judge,
-            "prompt": prompt_id(),  # the runs must have scored under today's prompts
+            "prompt": prompt_id(),  # taken on trust: the runs and features must have scored under today's prompts
             **everything,
             "fitted_on": f"python -m sourcecheck_eval.operating over {', '.join(sorted(data))} "
             f"({everything['n']} development sentences, each kind weighing the same; docs/quality.md)",

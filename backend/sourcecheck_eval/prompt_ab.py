@@ -8,7 +8,7 @@ Every prompt scores the calibration set shipped with the package (calibrate.scor
 growing evidence block, as a check scores them), answer by answer; the report gives per kind each prompt's AUROC, the
 paired difference from the first prompt named with a 95 % interval over answers, and the prompt tokens each read. A
 prompt change moves the judge's scale, so a variant that holds its ranking still needs its own calibration before it
-could ship (docs/quality.md). --reuse takes an earlier --out file's scores of a prompt with the same words and
+could ship (docs/judges.md). --reuse takes an earlier --out file's scores of a prompt with the same words and
 passages (its fingerprint) on the same sentences, so a new variant runs alone.
 """
 
@@ -142,8 +142,8 @@ def write(path: str, data: dict[str, Any]) -> None:
 
 
 def fingerprint(judge: Judge) -> str:
-    """What a prompt's scores depend on besides the model and the set: its words and how many passages it adds."""
-    text = json.dumps([judge.verify_messages("$claim", [], []), judge.passages])
+    """What a prompt's scores depend on besides the set: the model, its words and how many passages it adds."""
+    text = json.dumps([judge.model.judge_id(), judge.verify_messages("$claim", [], []), judge.passages])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -184,17 +184,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     settings = load_settings()
     model = load_model(settings)
-    # name -> (judge, the answer as it shows it); made before the model loads, so a refused profile is said at once
+    # name -> judge; made before the model loads, so a refused profile is said at once
     try:
         judges = {
             "shipped": Judge(model),
             "question first": Variant(model, question_first=True),
             "four passages": Variant(model, 4),
             "three passages": Variant(model, 3),
+            "question first + four passages": Variant(model, 4, question_first=True),
             "question first + three passages": Variant(model, 3, question_first=True),
         }
     except ConfigError as e:
         print(e.message, file=sys.stderr)
+        return 2
+    if args.kinds and args.reuse and args.out and Path(args.out).resolve() == Path(args.reuse).resolve():
+        print(
+            "--out may be the --reuse file only without --kinds: the other kinds' scores would be lost", file=sys.stderr
+        )
         return 2
     names = [n.strip() for n in args.prompts.split(",")] if args.prompts else list(judges)
     if unknown := [n for n in names if n not in judges]:
@@ -211,13 +217,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     prints = {n: fingerprint(j) for n, j in judges.items()}
     kept = reused(args.reuse, judges, expected) if args.reuse else {}
     judges = {n: j for n, j in judges.items() if n not in kept}
-    model.prepare()
+    if kept:  # their tokens and seconds are the earlier run's, over whatever kinds it had
+        print(f"Reused from {args.reuse}: {', '.join(kept)}")
+    if judges:
+        model.prepare()
     read = counted(model)
     found: dict[str, list[tuple[str, int, str, float]]] = {name: [] for name in judges}
     tokens = dict.fromkeys(judges, 0)
     seconds = dict.fromkeys(judges, 0.0)
-    # answer by answer, each under both prompts: a run stopped part way has paired scores for what it did
-    for n, row in run:
+    # answer by answer, each under every prompt run: a run stopped part way has paired scores for what it did
+    for step, (n, row) in enumerate(run if judges else []):
         for name, judge in judges.items():
             # its prompts' opening cached first, not counted: a served check finds it so (Judge.warm_up at start)
             model.choose(judge.verify_messages("Warm-up.", [], []), ("Yes", "No"))
@@ -225,8 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             found[name] += [(f"{row['kind']}-{n}", y, kind, p) for p, y, kind in scores(judge, [row])]
             tokens[name] += read[0] - before
             seconds[name] += time.monotonic() - started
-        print(f"[{n + 1}/{len(rows)}] " + ", ".join(f"{k}: {tokens[k]} tokens, {seconds[k]:.0f} s" for k in judges))
-        if args.out:  # the reused prompts too, so --out may be the --reuse file
+        print(f"[{step + 1}/{len(run)}] " + ", ".join(f"{k}: {tokens[k]} tokens, {seconds[k]:.0f} s" for k in judges))
+        if args.out:  # the reused prompts too, so --out may be the --reuse file (without --kinds: checked above)
             write(args.out, {"fingerprints": prints, **merged(found, tokens, seconds, kept, names)})
     found = merged(found, tokens, seconds, kept, names)["scores"]
     report: dict[str, Any] = {"tokens": tokens, "seconds": seconds, "kinds": compare(found)}

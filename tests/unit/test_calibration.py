@@ -72,17 +72,20 @@ def test_grade_reads_the_band():
 def test_a_judge_finds_its_own_calibration_else_the_shipped_one_and_says_which(tmp_path):
     shipped = calibration.load()
     assert calibration.valid(shipped) and shipped["judge"] == "llama_cpp:qwen2.5-coder-1.5b-instruct-q4_k_m"
-    # fitted under today's prompts: a change of their words needs the scale fitted again (docs/quality.md)
-    assert shipped["prompt"] == calibration.prompt_id()
+    # fitted under today's prompts: a change of their words needs the scale fitted again (docs/judges.md)
+    assert shipped["prompt"] == calibration.prompt_id() != calibration.prompt_id("minicheck")
     assert for_judge(shipped["judge"], tmp_path) == (shipped, True)  # the default judge ships calibrated
     assert for_judge("openai:llama3@http://127.0.0.1:11434/v1", tmp_path) == (shipped, False)
     own = {"judge": "openai:llama3@http://127.0.0.1:11434/v1", "a": 2.0, "b": 0.1, "bands": PLAIN_BANDS}
-    path = save({**own, "prompt": "0123456789ab"}, tmp_path)  # fitted under other prompts: not this judge's scale
-    assert for_judge(own["judge"], tmp_path) == (shipped, False)
+    old = {**own, "prompt": "0123456789ab"}
+    path = save(old, tmp_path)  # fitted under other prompts: still the best guess, but not calibrated for these
+    assert for_judge(own["judge"], tmp_path) == (old, False)
     save(own, tmp_path)  # one from before calibrations named their prompts: the same
-    assert for_judge(own["judge"], tmp_path) == (shipped, False)
+    assert for_judge(own["judge"], tmp_path) == (own, False)
+    assert for_judge(own["judge"], tmp_path, "minicheck") == (own, False)
     own["prompt"] = calibration.prompt_id()
     path = save(own, tmp_path)
+    assert for_judge(own["judge"], tmp_path, "minicheck") == (own, False)  # another profile's words
     assert path.parent == tmp_path and "/" not in path.name[:-5] and ":" not in path.name
     assert for_judge(own["judge"], tmp_path) == (own, True)
     path.write_text("{not json")  # a damaged file: the shipped scale, and not calibrated

@@ -106,7 +106,8 @@ def run(data, settings, out, model=None, **kw):
 def identity_calibration(monkeypatch):
     """The expected numbers below are raw fake scores: keep the shipped calibration.json out of them."""
     monkeypatch.setattr(
-        "sourcecheck.judge.for_judge", lambda judge, folder: ({"a": 1.0, "b": 0.0, "stance": STANCE}, True)
+        "sourcecheck.judge.for_judge",
+        lambda judge, folder, profile="verify": ({"a": 1.0, "b": 0.0, "stance": STANCE}, True),
     )
 
 

@@ -8,7 +8,7 @@ from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence, EvidenceBlock
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck_eval.prompt_ab import Variant, compare, fingerprint, reused, taking_turns
+from sourcecheck_eval.prompt_ab import Variant, compare, fingerprint, main, reused, taking_turns
 
 
 def ev(passage):
@@ -82,3 +82,14 @@ def test_an_earlier_runs_scores_are_reused_only_for_the_same_prompt_on_the_same_
     assert reused(str(path), judges, [("k-0", 0, "k")]) == {}  # another label: other sentences
     path.write_text(json.dumps(saved))  # a file from before fingerprints: nothing is taken
     assert reused(str(path), judges, both) == {}
+
+
+def test_the_reuse_file_is_not_overwritten_with_some_kinds_only(tmp_path, capsys):
+    """--out the same file as --reuse with --kinds would write back only those kinds' scores: refused at once."""
+    path = tmp_path / "ab.json"
+    path.write_text(json.dumps({"scores": {"shipped": [["chatpdfs-0", 1, "chatpdfs", 0.9]]}}))
+    before = path.read_text()
+    argv = ["--kinds", "chatpdfs", "--reuse", str(path), "--out", str(tmp_path / "." / "ab.json")]
+    assert main(argv) == 2
+    assert "--out may be the --reuse file only without --kinds" in capsys.readouterr().err
+    assert path.read_text() == before
