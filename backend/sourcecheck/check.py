@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sourcecheck.citations import find_citations, keep_citations, strip_citations
 from sourcecheck.conflict import find_conflicts, most_relevant_first
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import Evidence, EvidenceBlock, SentenceSimilarity, select_evidence, shortlist
+from sourcecheck.evidence import Evidence, EvidenceBlock, select_evidence, shortlist
 from sourcecheck.sentences import Sentence, split_sentences
 from sourcecheck.verdict import Score, decide
 from sourcecheck.zotero_view import with_links
@@ -123,16 +123,19 @@ def _events(
     # filename yet), nor the chunks Chroma still returns of one deleted meanwhile.
     hits = _retrieve(library, checkable, claims, cited, list(filenames), options.top_k)
     # The shared block grows in sentence order, so each prompt's evidence is fixed when its turn comes, its
-    # sentences embedded then (SentenceSimilarity); the model calls run up to judge.model.concurrent at once (a
-    # remote server batches them; their evidence is then fixed up front), their results taken in order.
-    block, similarity = EvidenceBlock(), SentenceSimilarity(library.embedding_function)
+    # sentences embedded then unless an earlier check met them (library.sentence_vectors); the model calls run up to
+    # judge.model.concurrent at once (a remote server batches them; their evidence is then fixed up front), their
+    # results taken in order.
+    block = EvidenceBlock()
     workers = judge.model.concurrent
 
     def prepared() -> Iterator[Job]:
         for s in checkable:
             claim = claims[s.index]
             near = shortlist(claim, hits[s.index], 2 * options.top_k)
-            evidence = select_evidence(claim, near, filenames, options.top_k, similarity(claim, near))
+            evidence = select_evidence(
+                claim, near, filenames, options.top_k, library.sentence_vectors.similarity(claim, near)
+            )
             shown = judge.show(claim, evidence, block)
             yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,7 +26,7 @@ if TYPE_CHECKING:  # annotations only: evidence is made from the hits search ret
     from sourcecheck.chunks import Embed
     from sourcecheck.search import Hit
 
-Similarity = Mapping[str, float]  # {sentence: cosine with the claim} (SentenceSimilarity)
+Similarity = Mapping[str, float]  # {sentence: cosine with the claim} (SentenceVectors.similarity)
 Ranked = tuple[float, "Hit", tuple[str, ...], tuple[int, int]]  # score, hit, its sentences, its quote's span
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
@@ -67,7 +69,7 @@ SHORTLIST = 10  # chunks per claim whose sentences are embedded (a cheap first r
 
 def shortlist(claim: str, hits: Sequence[Hit], n: int = SHORTLIST) -> list[Hit]:
     """The n hits a claim's evidence is chosen from, by a cheap first rank (the rerank below without
-    sentence embeddings), in their original order: it bounds what SentenceSimilarity embeds."""
+    sentence embeddings), in their original order: it bounds what SentenceVectors embeds."""
     if len(hits) <= n:
         return list(hits)
     scores = _rank(claim, hits, None)
@@ -75,23 +77,38 @@ def shortlist(claim: str, hits: Sequence[Hit], n: int = SHORTLIST) -> list[Hit]:
     return [hit for hit in hits if id(hit) in keep]
 
 
-class SentenceSimilarity:
-    """similarity(claim, hits): {sentence: cosine with the claim} over the sentences of the claim's candidate
-    chunks. One per check: each sentence is embedded once, when the first claim that needs it comes, so the
-    first verdict waits for one claim's sentences, not the whole check's."""
+class SentenceVectors:
+    """Unit vectors of sentences by their text, kept for a library's checks (the least recently used dropped past
+    limit, ~1.5 KB each): a re-check, or another answer about the same papers, embeds only the sentences it has not
+    met, ~1.4 s of a ten-sentence check here. A claim's sentences are embedded when that claim's turn comes, so
+    the first verdict waits for one claim's sentences, not the whole check's. Safe across threads."""
 
-    def __init__(self, embed: Embed) -> None:
-        self.embed = embed
-        self.vectors: dict[str, np.ndarray] = {}
+    def __init__(self, embed: Embed, limit: int = 20_000) -> None:
+        self.embed, self.limit = embed, limit
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
-    def __call__(self, claim: str, hits: Sequence[Hit]) -> dict[str, float]:
+    def similarity(self, claim: str, hits: Sequence[Hit]) -> dict[str, float]:
+        """{sentence: cosine with the claim} over the sentences of the claim's candidate chunks."""
         sentences = [s for hit in hits for s in split_passage(hit.text).sentences]
-        new = [t for t in dict.fromkeys([claim] + sentences) if t not in self.vectors]
-        if new:
+        vectors = self.vectors([claim, *sentences])
+        return {s: float(vectors[s] @ vectors[claim]) for s in sentences}
+
+    def vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        with self._lock:
+            known = {t: self._vectors[t] for t in texts if t in self._vectors}
+            for t in known:
+                self._vectors.move_to_end(t)
+        new = [t for t in dict.fromkeys(texts) if t not in known]
+        if new:  # embedded outside the lock: another check's search or ingest shares the model meanwhile
             vectors = np.asarray(self.embed(new), dtype=np.float32)
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-            self.vectors.update(zip(new, vectors))
-        return {s: float(self.vectors[s] @ self.vectors[claim]) for s in sentences}
+            known.update(zip(new, vectors))
+            with self._lock:
+                self._vectors.update(zip(new, vectors))
+                while len(self._vectors) > self.limit:
+                    self._vectors.popitem(last=False)
+        return known
 
 
 def select_evidence(
@@ -101,7 +118,7 @@ def select_evidence(
 
     A chunk counts by its sentence that best matches the claim, which becomes its quote: a chunk of a paper
     is about several things, and the card should open on the one the claim is about. similarity: {sentence:
-    cosine with the claim} (SentenceSimilarity); without it, sentences match by words and numbers only.
+    cosine with the claim} (SentenceVectors.similarity); without it, sentences match by words and numbers only.
     Words weigh by how rare they are among the candidate sentences (IDF): a paper set about one topic shares
     its topic words, so what settles a claim is the sentence with its specific words and numbers."""
     ranked = _rank(claim, hits, similarity)

@@ -18,6 +18,7 @@ from sourcecheck import folder_lock, records, store
 from sourcecheck.chunking import chunk_page
 from sourcecheck.chunks import ChunkIndex, Embed, collection_name
 from sourcecheck.errors import IndexUnreachable, LibraryFull, NotFound, PDFError, SourcecheckError
+from sourcecheck.evidence import SentenceVectors
 from sourcecheck.filenames import clean_filename
 from sourcecheck.pdf import ParsedPDF, open_pdf, parse_pdf
 from sourcecheck.records import Record, new_record
@@ -51,6 +52,7 @@ class Library:
         """parse: PDF bytes → ParsedPDF; check(data, max_pages): raise PDFError for an unusable PDF. The server's
         run in child processes with limits (parser.py); by default both run here."""
         self.embedding_function = embedding_function
+        self.sentence_vectors = SentenceVectors(embedding_function)  # the checks' sentences, kept between checks
         self.chunk_words = chunk_words
         self.max_pages = max_pages
         self.max_mb = max_mb  # the PDFs the library keeps, in MB: a new one past it is refused (library_full)

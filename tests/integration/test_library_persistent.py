@@ -81,3 +81,33 @@ def test_lexical_index_is_persisted_and_reconciled_with_chroma(tmp_path, fava_pd
     rebuilt = Library(path, HashEmbedding())
     assert rebuilt.chunks.lexical.counts() == chunks
     assert "International Orange" in rebuilt.search("International Orange paint", k=1)[0].text
+
+
+def test_a_recheck_reuses_the_real_sentence_embeddings_and_shows_the_same_evidence(tmp_path, fava_pdf, bridge_pdf):
+    from sourcecheck.check import check_text
+    from sourcecheck.judge import Judge
+    from sourcecheck.llm.fake import FakeModel
+
+    class Counting(MiniLMEmbedding):
+        def __call__(self, texts):
+            embedded.append(list(texts))
+            return super().__call__(texts)
+
+    embedded: list[list[str]] = []
+    lib = Library(tmp_path / "index", Counting())
+    for pdf in (fava_pdf, bridge_pdf):
+        lib.ingest(lib.add_pdf(pdf.read_bytes(), pdf.name)[0]["id"])
+    claims = ["The Golden Gate Bridge opened to traffic in 1937.", "FAVA was trained on 35,074 synthetic examples."]
+    text = " ".join(claims)
+
+    def evidence():
+        events = check_text(text, lib, Judge(FakeModel()))
+        return [[e["quote"] for e in v["evidence"]] for v in events if v["type"] == "verdict" and v["final"]]
+
+    embedded.clear()
+    first = evidence()
+    assert len(embedded) == 3 and embedded[1][0] == claims[0] and len(embedded[1]) > 3  # its chunks' sentences
+    embedded.clear()
+    assert evidence() == first and all(first)  # the same quotes from the kept vectors
+    assert embedded == [claims]  # the search's embedding of the claims, no sentence again
+    lib.close()

@@ -4,6 +4,7 @@ import pytest
 from sourcecheck.check import CheckOptions, check_text, collect, revise
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, TextTooLong
+from sourcecheck.evidence import SentenceVectors
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
@@ -190,7 +191,8 @@ def test_the_first_verdict_does_not_wait_for_the_other_sentences_evidence(librar
             embedded.append(list(texts))
             return super().__call__(texts)
 
-    library.embedding_function = Counting()
+    counting = Counting()
+    library.embedding_function, library.sentence_vectors = counting, SentenceVectors(counting)
     events = check_text(TEXT, library, judge())
     next(events)  # the sentences
     first = next(events)
@@ -202,6 +204,11 @@ def test_the_first_verdict_does_not_wait_for_the_other_sentences_evidence(librar
     rest = list(events)
     assert list(dict.fromkeys(e["index"] for e in rest if e["type"] == "verdict")) == [2, 3]
     assert len(embedded) == 4 and embedded[3][0] == "The bridge was the first one painted by robots."
+    embedded.clear()
+    again = [e for e in check_text(TEXT, library, judge()) if e["type"] == "verdict"]
+    assert len(embedded) == 1 and len(embedded[0]) == 3  # a re-check embeds its claims to search, no sentence again
+    labels = {e["index"]: e["label"] for e in [first, *rest] if e["type"] == "verdict"}
+    assert {e["index"]: e["label"] for e in again} == labels  # the kept vectors give the same evidence
 
 
 def test_scored_is_given_each_sentences_score_as_it_is_scored(library):

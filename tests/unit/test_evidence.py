@@ -2,10 +2,12 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+import pytest
 from sourcecheck.conflict import find_conflict
 from sourcecheck.evidence import (
     Evidence,
-    SentenceSimilarity,
+    SentenceVectors,
     format_sources,
     select_evidence,
     shortlist,
@@ -58,21 +60,40 @@ def test_the_quote_takes_in_a_neighbour_that_carries_another_part_of_a_merged_cl
     assert single == "Yields fell by a third."  # a neighbour that adds nothing of the claim stays out
 
 
-def test_a_checks_sentences_are_embedded_once_each_when_a_claim_first_needs_them():
+def test_a_sentence_is_embedded_once_when_a_claim_first_needs_it_and_kept_between_checks():
     calls = []
 
     def embed(texts):
         calls.append(list(texts))
         return [[1.0, 0.0] if "drought" in t.lower() else [0.0, 1.0] for t in texts]
 
-    similarity = SentenceSimilarity(embed)
-    first = similarity("Drought hurt wheat.", [METHOD, OTHER])
+    vectors = SentenceVectors(embed)
+    first = vectors.similarity("Drought hurt wheat.", [METHOD, OTHER])
     assert len(calls) == 1 and len(calls[0]) == 1 + 5  # the claim and five distinct sentences
     assert first["Drought was imposed by withholding irrigation at 95 days after sowing."] == 1.0
     assert first["Yields fell by a third."] == 0.0
-    second = similarity("Yields fell.", [OTHER])
+    second = vectors.similarity("Yields fell.", [OTHER])
     assert calls[1] == ["Yields fell."]  # OTHER's sentences were embedded for the first claim
     assert second == {"Heat stress shortened grain filling.": 1.0, "Yields fell by a third.": 1.0}
+    assert vectors.similarity("Drought hurt wheat.", [METHOD, OTHER]) == first and len(calls) == 2  # a re-check
+
+
+def test_the_kept_sentence_vectors_are_bounded_and_drop_the_least_recently_used():
+    calls = []
+
+    def embed(texts):
+        calls.extend(texts)
+        return [[1.0, float(len(t))] for t in texts]
+
+    vectors = SentenceVectors(embed, limit=3)
+    vectors.vectors(["a", "bb", "ccc"])
+    vectors.vectors(["a"])  # used again: "bb" is now the oldest
+    vectors.vectors(["dddd"])
+    calls.clear()
+    got = vectors.vectors(["a", "ccc", "dddd", "bb"])
+    assert calls == ["bb"]  # only the dropped one is embedded again
+    assert set(got) == {"a", "bb", "ccc", "dddd"}
+    assert np.linalg.norm(got["bb"]) == pytest.approx(1.0)  # unit vectors: a dot product is the cosine
 
 
 def test_the_shortlist_keeps_the_chunks_that_match_the_claim_in_their_order():
