@@ -43,12 +43,12 @@ TEXT = (
 )
 
 
-def bridge_and_fava(fava_pdf, bridge_pdf):
-    """An in-memory library with the two test PDFs ingested."""
+def bridge_and_fava(fava_pdf, bridge_pdf, embed=None):
+    """An in-memory library with the two test PDFs ingested (embed: its embedding function, HashEmbedding())."""
     from sourcecheck.embeddings import HashEmbedding
     from sourcecheck.library import Library
 
-    lib = Library(None, HashEmbedding())
+    lib = Library(None, embed or HashEmbedding())
     for path in (fava_pdf, bridge_pdf):
         doc, _ = lib.add_pdf(path.read_bytes(), path.name)
         lib.ingest(doc["id"])

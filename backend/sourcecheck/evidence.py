@@ -7,6 +7,7 @@ and the same rarity weights (rarity), which the evaluation's aligned prompts rea
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import threading
@@ -79,13 +80,14 @@ def shortlist(claim: str, hits: Sequence[Hit], n: int = SHORTLIST) -> list[Hit]:
 
 class SentenceVectors:
     """Unit vectors of sentences by their text, kept for a library's checks (the least recently used dropped past
-    limit, ~1.5 KB each): a re-check, or another answer about the same papers, embeds only the sentences it has not
-    met, ~1.4 s of a ten-sentence check here. A claim's sentences are embedded when that claim's turn comes, so
-    the first verdict waits for one claim's sentences, not the whole check's. Safe across threads."""
+    limit; ~1.8 KB each, 36 MB full): a re-check, or another answer about the same papers, embeds only the sentences
+    it has not met, ~1.4 s of a ten-sentence check here. A claim's sentences are embedded when that claim's turn
+    comes, so the first verdict waits for one claim's sentences, not the whole check's. Kept by a 16-byte digest of
+    the text, not the text: a pasted claim can be long. Safe across threads."""
 
     def __init__(self, embed: Embed, limit: int = 20_000) -> None:
         self.embed, self.limit = embed, limit
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._vectors: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     def similarity(self, claim: str, hits: Sequence[Hit]) -> dict[str, float]:
@@ -95,17 +97,22 @@ class SentenceVectors:
         return {s: float(vectors[s] @ vectors[claim]) for s in sentences}
 
     def vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """{text: its unit vector}, read-only arrays."""
+        keys = {t: hashlib.blake2b(t.encode(), digest_size=16).digest() for t in texts}
         with self._lock:
-            known = {t: self._vectors[t] for t in texts if t in self._vectors}
+            known = {t: self._vectors[k] for t, k in keys.items() if k in self._vectors}
             for t in known:
-                self._vectors.move_to_end(t)
-        new = [t for t in dict.fromkeys(texts) if t not in known]
+                self._vectors.move_to_end(keys[t])
+        new = [t for t in keys if t not in known]
         if new:  # embedded outside the lock: another check's search or ingest shares the model meanwhile
             vectors = np.asarray(self.embed(new), dtype=np.float32)
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-            known.update(zip(new, vectors))
+            rows = [row.copy() for row in vectors]  # a copy each: a row of the batch would keep the whole batch alive
+            for row in rows:
+                row.flags.writeable = False  # shared between checks: no caller may change another's
+            known.update(zip(new, rows))
             with self._lock:
-                self._vectors.update(zip(new, vectors))
+                self._vectors.update((keys[t], row) for t, row in zip(new, rows))
                 while len(self._vectors) > self.limit:
                     self._vectors.popitem(last=False)
         return known

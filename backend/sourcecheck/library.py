@@ -51,7 +51,7 @@ class Library:
     ) -> None:
         """parse: PDF bytes → ParsedPDF; check(data, max_pages): raise PDFError for an unusable PDF. The server's
         run in child processes with limits (parser.py); by default both run here."""
-        self.embedding_function = embedding_function
+        self._embed = embedding_function
         self.sentence_vectors = SentenceVectors(embedding_function)  # the checks' sentences, kept between checks
         self.chunk_words = chunk_words
         self.max_pages = max_pages
@@ -84,6 +84,11 @@ class Library:
             raise
 
     # -- documents ---------------------------------------------------------------------------
+
+    @property
+    def embedding_function(self) -> Embed:
+        """Read-only: the index's vectors and sentence_vectors' were made by it, and a swap would mix two spaces."""
+        return self._embed
 
     def add_pdf(self, data: bytes, filename: str | None) -> tuple[Record, bool]:
         """Register PDF bytes; returns (document, queued): queued is True when this call registered it for ingest

@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -94,6 +95,29 @@ def test_the_kept_sentence_vectors_are_bounded_and_drop_the_least_recently_used(
     assert calls == ["bb"]  # only the dropped one is embedded again
     assert set(got) == {"a", "bb", "ccc", "dddd"}
     assert np.linalg.norm(got["bb"]) == pytest.approx(1.0)  # unit vectors: a dot product is the cosine
+
+
+def test_the_kept_sentence_vectors_are_read_only_copies_shared_safely_between_threads():
+    calls = []
+
+    def embed(texts):
+        calls.extend(texts)
+        return np.ones((len(texts), 4)) * np.arange(1, len(texts) + 1)[:, None]
+
+    vectors = SentenceVectors(embed, limit=50)
+    got = vectors.vectors(["a", "b"])
+    assert got["a"].base is None and not got["a"].flags.writeable  # a copy: the batch is not kept alive
+    with pytest.raises(ValueError):
+        got["a"][0] = 2.0  # one check cannot change another's vectors
+
+    texts = [f"sentence {i}" for i in range(40)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda part: vectors.vectors(part), [texts[i::4] + texts[:10] for i in range(4)]))
+    for result in results:
+        assert all(np.linalg.norm(v) == pytest.approx(1.0) for v in result.values())
+    assert set(calls) == {"a", "b", *texts} and len(calls) <= 2 + 40 + 3 * 10  # each at most once per thread
+    calls.clear()
+    assert set(vectors.vectors(texts)) == set(texts) and calls == []  # all 42 kept, under the limit
 
 
 def test_the_shortlist_keeps_the_chunks_that_match_the_claim_in_their_order():

@@ -1,5 +1,6 @@
-"""scripts/bench --only check: the answer checked by our pipeline (cold, then warm: the verdict cache) and by a naive
-one (per sentence: its own search, a critique, then the verdict), on the real model."""
+"""scripts/bench --only check: the answer checked by our pipeline (cold, then warm: the verdict cache and the
+library's kept sentence vectors) and by a naive one (per sentence: its own search, a critique, then the verdict),
+on the real model."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported w
 
 def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None:
     from sourcecheck.check import CheckOptions, check_text
+    from sourcecheck.evidence import SentenceVectors
     from sourcecheck.judge import Judge
     from sourcecheck.llm import load_model
 
@@ -77,8 +79,9 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
 
     shared = judge()
     run("ours", ours(CheckOptions(top_k=settings["TOP_K"])), shared)
-    run("warm", ours(CheckOptions(top_k=settings["TOP_K"])), shared)  # same judge: the verdict cache
-    if ablation:  # our pipeline without the shared evidence block
+    run("warm", ours(CheckOptions(top_k=settings["TOP_K"])), shared)  # same judge and library: both caches
+    if ablation:  # our pipeline without the shared evidence block, its sentences embedded afresh as in "ours"
+        lib.sentence_vectors = SentenceVectors(lib.embedding_function)
         unshared = LabJudge(model, prompt_evidence="passages", sensitivity=settings["SENSITIVITY"])
         run("unshared", ours(CheckOptions(top_k=settings["TOP_K"])), unshared)
     run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())

@@ -106,7 +106,8 @@ def bench_users(
 
     claims = user_claims((1 + users) * rounds * per_check)
 
-    # every check its own sentences: none answered from the cache, none sharing its evidence
+    # every check its own sentences, none answered from the verdict cache; their candidate passages' sentences may
+    # be embedded already (the library keeps them, SentenceVectors), more so for the later users, as in a day's use
     def text(check: int) -> str:
         return " ".join(claims[check * per_check : (check + 1) * per_check])
 

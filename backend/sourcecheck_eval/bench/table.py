@@ -46,7 +46,7 @@ def rows(r: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
                 f"{u['prompt']} prompt tokens, {u['written']} written)",
             )
         row(
-            "check: warm re-check (verdict cache), all",
+            "check: warm re-check (verdict cache, kept sentence vectors), all",
             f"{1000 * w['all_s']:.0f} ms ({o['all_s'] / w['all_s']:.0f}× faster)",
         )
         for name in ("ours", "naive"):
