@@ -83,12 +83,12 @@ class Library:
                 self._folder_lock.release()
             raise
 
-    # -- documents ---------------------------------------------------------------------------
-
     @property
     def embedding_function(self) -> Embed:
         """Read-only: the index's vectors and sentence_vectors' were made by it, and a swap would mix two spaces."""
         return self._embed
+
+    # -- documents ---------------------------------------------------------------------------
 
     def add_pdf(self, data: bytes, filename: str | None) -> tuple[Record, bool]:
         """Register PDF bytes; returns (document, queued): queued is True when this call registered it for ingest
