@@ -15,6 +15,7 @@ score_sentence runs 2–4 and records each stage's output in a Score; _events ru
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +40,8 @@ SETTLED = ("supported", "uncertain")  # labels whose card needs no critique: no 
 T = TypeVar("T")
 R = TypeVar("R")
 Event = dict[str, Any]
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -117,7 +120,9 @@ def _events(
     checkable = [s for s in sentences if s.checkable]
     filenames = {d["id"]: d["filename"] for d in ready}
     cited = {s.index: _match_citations(s.text, ready) for s in checkable}
-    claims = {s.index: strip_citations(s.text) for s in checkable}
+    # what the models read: a lone surrogate (JSON's "\\ud800", kept in the sentences so offsets match the page) made
+    # the tokenizers and llama.cpp's UTF-8 encoding fail, so it reads as U+FFFD there
+    claims = {s.index: strip_citations(LONE_SURROGATE.sub("\ufffd", s.text)) for s in checkable}
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).
     # Retrieval sees the documents ready when the check started: not one still being ingested (its record has no
     # filename yet), nor the chunks Chroma still returns of one deleted meanwhile.

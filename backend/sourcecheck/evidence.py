@@ -98,7 +98,8 @@ class SentenceVectors:
 
     def vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """{text: its unit vector}, read-only arrays."""
-        keys = {t: hashlib.blake2b(t.encode(), digest_size=16).digest() for t in texts}
+        # surrogatepass: JSON may carry a lone surrogate ("\\ud800"), which strict UTF-8 refuses
+        keys = {t: hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts}
         with self._lock:
             known = {t: self._vectors[k] for t, k in keys.items() if k in self._vectors}
             for t in known:

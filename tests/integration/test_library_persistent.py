@@ -112,5 +112,7 @@ def test_a_recheck_reuses_the_real_sentence_embeddings_and_shows_the_same_eviden
         embedded.clear()
         assert evidence() == first  # the same quotes from the kept vectors
         assert embedded == [claims]  # the search's embedding of the claims, no sentence again
+        odd = list(check_text("The Golden Gate Bridge opened to traffic\ud800 in 1937.", lib, Judge(FakeModel())))
+        assert odd[-1]["type"] == "summary" and [e["type"] for e in odd].count("verdict") >= 1  # MiniLM read it
     finally:
         lib.close()

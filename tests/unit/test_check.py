@@ -214,6 +214,30 @@ def test_the_first_verdict_does_not_wait_for_the_other_sentences_evidence(fava_p
     assert shown(again) == before and any(quotes for _, quotes in before.values())  # the kept vectors, same evidence
 
 
+def test_a_lone_surrogate_is_checked_and_kept_in_the_sentence_not_in_what_the_models_read(fava_pdf, bridge_pdf):
+    class Strict(HashEmbedding):  # MiniLM's tokenizer and llama.cpp refuse text that is not valid UTF-8
+        def __call__(self, texts):
+            return super().__call__([t.encode() and t for t in texts])
+
+    class StrictModel(FakeModel):
+        def choose(self, messages, *args, **kwargs):
+            "".join(m["content"] for m in messages).encode()
+            return super().choose(messages, *args, **kwargs)
+
+        def complete(self, messages, max_tokens=200):
+            "".join(m["content"] for m in messages).encode()
+            return super().complete(messages, max_tokens)
+
+    library = bridge_and_fava(fava_pdf, bridge_pdf, Strict())
+    text = "The Golden Gate Bridge opened to traffic\ud800 on May 27, 1937. It was painted by robots."
+    events = list(check_text(text, library, judge(StrictModel())))
+    sentences = events[0]["sentences"]
+    assert text[sentences[0]["start"] : sentences[0]["end"]] == sentences[0]["text"]  # offsets match the page's text
+    assert "\ud800" in sentences[0]["text"]
+    verdicts = [e for e in events if e["type"] == "verdict" and e["final"]]
+    assert len(verdicts) == 2 and events[-1]["type"] == "summary"
+
+
 def test_scored_is_given_each_sentences_score_as_it_is_scored(library):
     scores = {}
     events = list(check_text(TEXT, library, judge(), scored=scores.__setitem__))

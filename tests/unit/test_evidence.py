@@ -1,6 +1,8 @@
 import os
 import subprocess
 import sys
+import threading
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -98,10 +100,12 @@ def test_the_kept_sentence_vectors_are_bounded_and_drop_the_least_recently_used(
 
 
 def test_the_kept_sentence_vectors_are_read_only_copies_shared_safely_between_threads():
-    calls = []
+    calls, together = [], []
 
     def embed(texts):
         calls.extend(texts)
+        if together:  # the four threads must all be embedding at once: no thread embeds while holding the lock
+            together[0].wait()
         return np.ones((len(texts), 4)) * np.arange(1, len(texts) + 1)[:, None]
 
     vectors = SentenceVectors(embed, limit=50)
@@ -111,13 +115,35 @@ def test_the_kept_sentence_vectors_are_read_only_copies_shared_safely_between_th
         got["a"][0] = 2.0  # one check cannot change another's vectors
 
     texts = [f"sentence {i}" for i in range(40)]
+    together.append(threading.Barrier(4, timeout=10))
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda part: vectors.vectors(part), [texts[i::4] + texts[:10] for i in range(4)]))
+    together.clear()
     for result in results:
         assert all(np.linalg.norm(v) == pytest.approx(1.0) for v in result.values())
     assert set(calls) == {"a", "b", *texts} and len(calls) <= 2 + 40 + 3 * 10  # each at most once per thread
     calls.clear()
-    assert set(vectors.vectors(texts)) == set(texts) and calls == []  # all 42 kept, under the limit
+    assert set(vectors.vectors(["a", "b", *texts])) == {"a", "b", *texts} and calls == []  # all 42 kept
+
+
+def test_a_text_with_a_lone_surrogate_is_kept_apart_from_its_neighbours():
+    vectors = SentenceVectors(lambda texts: [[1.0, float(len(t))] for t in texts])
+    got = vectors.vectors(["a\ud800", "a\ud801", "a"])  # as JSON's "\\ud800" arrives
+    assert len({v.tobytes() for v in got.values()}) == 2 and len(vectors._vectors) == 3
+
+
+def test_a_kept_sentence_costs_under_2_kb_whatever_its_length():
+    vectors = SentenceVectors(lambda texts: np.random.default_rng(0).random((len(texts), 384)), limit=5_000)
+    vectors.vectors(["warm up"])  # the first call's one-time allocations are not a sentence's
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for start in range(0, 10_000, 100):  # twice the limit: the dropped ones are freed
+            vectors.vectors([f"{start + i} " + "a long pasted claim " * 200 for i in range(100)])
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept / 5_000 < 2_000  # 384 float32s are 1,536 bytes (1.8 KB in all): a 4 KB text is not kept, nor its batch
 
 
 def test_the_shortlist_keeps_the_chunks_that_match_the_claim_in_their_order():
