@@ -120,7 +120,7 @@ def _events(
     checkable = [s for s in sentences if s.checkable]
     filenames = {d["id"]: d["filename"] for d in ready}
     cited = {s.index: _match_citations(s.text, ready) for s in checkable}
-    # what the models read: a lone surrogate (JSON's "\\ud800", kept in the sentences so offsets match the page) made
+    # what the models read: a lone surrogate (JSON's "\\ud800"; the sentences keep it, their text the page's own) made
     # the tokenizers and llama.cpp's UTF-8 encoding fail, so it reads as U+FFFD there
     claims = {s.index: strip_citations(LONE_SURROGATE.sub("\ufffd", s.text)) for s in checkable}
     # A sentence citing a paper in the library is checked against that paper (FacTool's citation check).

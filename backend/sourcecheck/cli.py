@@ -205,11 +205,14 @@ def pdf_files(names: Iterable[str]) -> list[Path]:
 
 
 def check(args: argparse.Namespace, settings: dict[str, Any]) -> int:
-    from sourcecheck.check import CheckOptions, check_text, collect
+    from sourcecheck.check import LONE_SURROGATE, CheckOptions, check_text, collect
     from sourcecheck.services import Services
     from sourcecheck.zotero_view import limit_to_collection
 
-    text = sys.stdin.read() if args.text == "-" else args.text
+    # bytes that are not UTF-8 (a pipe, a terminal in another encoding) read as U+FFFD: Python would keep them as
+    # lone surrogates, which a strict UTF-8 terminal cannot print
+    text = sys.stdin.buffer.read().decode("utf-8", "replace") if args.text == "-" else args.text
+    text = LONE_SURROGATE.sub("\ufffd", text)
     svc = Services(settings)
     options = CheckOptions(
         revise=args.revise, decompose=args.decompose, top_k=settings["TOP_K"], sensitivity=args.sensitivity

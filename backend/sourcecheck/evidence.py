@@ -98,7 +98,7 @@ class SentenceVectors:
 
     def vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """{text: its unit vector}, read-only arrays."""
-        # surrogatepass: JSON may carry a lone surrogate ("\\ud800"), which strict UTF-8 refuses
+        # surrogatepass: a text with a lone surrogate gets a key of its own (check.py gives claims none; a guard)
         keys = {t: hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts}
         with self._lock:
             known = {t: self._vectors[k] for t, k in keys.items() if k in self._vectors}

@@ -42,6 +42,19 @@ def test_cli_flags_a_wrong_number_and_passes_a_right_one(index_dir, fava_pdf, br
     assert table.returncode == 0 and "supported" in table.stdout and 'bridge.pdf p.1: "' in table.stdout
 
 
+def test_bytes_that_are_not_utf8_are_checked_and_printed_on_a_strict_terminal(index_dir, bridge_pdf, real_model_path):
+    env = sourcecheck_env(index_dir) | {"PYTHONIOENCODING": "utf-8:strict", "LC_ALL": "C.UTF-8"}
+    assert run(["ingest", str(bridge_pdf)], env).returncode == 0
+    text = b"The Golden Gate Bridge opened to traffic\xff on May 27, 1937."
+    command = [PYTHON, "-m", "sourcecheck", "check"]
+    piped = subprocess.run([*command, "--json", "-"], env=env, input=text, capture_output=True, timeout=600)
+    assert piped.returncode == 0, piped.stderr.decode(errors="replace")
+    result = json.loads(piped.stdout)
+    assert result["sentences"][0]["text"] == text.decode(errors="replace") and len(result["verdicts"]) == 1
+    argv = subprocess.run([*command, text], env=env, capture_output=True, timeout=600)  # a terminal's bytes
+    assert argv.returncode == 0 and "\ufffd on May 27" in argv.stdout.decode(), argv.stderr.decode(errors="replace")
+
+
 def test_revise_puts_the_sources_figure_in_place_and_keeps_the_texts_shape(index_dir, fava_pdf, real_model_path):
     """Revise all with the real model: one copy of the text, its paragraphs and list kept, the planted wrong
     figure replaced by the PDF's, the true sentences untouched."""

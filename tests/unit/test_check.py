@@ -217,7 +217,9 @@ def test_the_first_verdict_does_not_wait_for_the_other_sentences_evidence(fava_p
 def test_a_lone_surrogate_is_checked_and_kept_in_the_sentence_not_in_what_the_models_read(fava_pdf, bridge_pdf):
     class Strict(HashEmbedding):  # MiniLM's tokenizer and llama.cpp refuse text that is not valid UTF-8
         def __call__(self, texts):
-            return super().__call__([t.encode() and t for t in texts])
+            for t in texts:
+                t.encode()
+            return super().__call__(texts)
 
     class StrictModel(FakeModel):
         def choose(self, messages, *args, **kwargs):
@@ -230,7 +232,8 @@ def test_a_lone_surrogate_is_checked_and_kept_in_the_sentence_not_in_what_the_mo
 
     library = bridge_and_fava(fava_pdf, bridge_pdf, Strict())
     text = "The Golden Gate Bridge opened to traffic\ud800 on May 27, 1937. It was painted by robots."
-    events = list(check_text(text, library, judge(StrictModel())))
+    options = CheckOptions(decompose=True, revise=True)  # the decomposition, critique and revision prompts too
+    events = list(check_text(text, library, judge(StrictModel()), options=options))
     sentences = events[0]["sentences"]
     assert text[sentences[0]["start"] : sentences[0]["end"]] == sentences[0]["text"]  # offsets match the page's text
     assert "\ud800" in sentences[0]["text"]
