@@ -90,6 +90,11 @@ class SentenceVectors:
         self._vectors: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
+    def clear(self) -> None:
+        """Forget every kept vector (a bench or test that must embed afresh)."""
+        with self._lock:
+            self._vectors.clear()
+
     def similarity(self, claim: str, hits: Sequence[Hit]) -> dict[str, float]:
         """{sentence: cosine with the claim} over the sentences of the claim's candidate chunks."""
         sentences = [s for hit in hits for s in split_passage(hit.text).sentences]

@@ -131,8 +131,6 @@ def run_check(library: Library, url: str, concurrent: int) -> list[dict[str, Any
 
 def bench_parallel(r: dict[str, Any], delay: float = 0.2, concurrent: int = 4) -> dict[str, Any]:
     """Wall time of the same check one call at a time and `concurrent` at once; r["parallel"]."""
-    from sourcecheck.evidence import SentenceVectors
-
     stub = StubJudge(delay)
     try:
         with tempfile.TemporaryDirectory() as folder:
@@ -140,7 +138,7 @@ def bench_parallel(r: dict[str, Any], delay: float = 0.2, concurrent: int = 4) -
             out: dict[str, Any] = {"delay_s": delay, "concurrent": concurrent}
             for name, n in (("one_at_a_time", 1), ("at_once", concurrent)):
                 stub.reset()
-                library.sentence_vectors = SentenceVectors(library.embedding_function)  # both runs embed alike
+                library.sentence_vectors.clear()  # both runs embed alike
                 t = time.perf_counter()
                 run_check(library, stub.url, n)
                 out[name] = {"s": time.perf_counter() - t, "requests": stub.requests, "peak": stub.peak}

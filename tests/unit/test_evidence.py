@@ -99,6 +99,15 @@ def test_the_kept_sentence_vectors_are_bounded_and_drop_the_least_recently_used(
     assert np.linalg.norm(got["bb"]) == pytest.approx(1.0)  # unit vectors: a dot product is the cosine
 
 
+def test_cleared_sentence_vectors_are_embedded_again():
+    calls = []
+    vectors = SentenceVectors(lambda texts: calls.extend(texts) or [[1.0, 0.0] for _ in texts])
+    vectors.vectors(["a", "b"])
+    vectors.clear()
+    vectors.vectors(["a"])
+    assert calls == ["a", "b", "a"]
+
+
 def test_the_kept_sentence_vectors_are_read_only_copies_shared_safely_between_threads():
     calls, together = [], []
 

@@ -15,7 +15,6 @@ import pytest
 from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
 from sourcecheck.check import check_text
 from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.evidence import SentenceVectors
 from sourcecheck.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.llm.fake import FakeModel
@@ -136,7 +135,7 @@ def test_the_first_verdict_comes_as_soon_as_for_plain_text(library, name):
 
     def first_verdict(text):  # or the summary, for a text with nothing to check
         find_numbers.cache_clear()  # each run reads its text afresh, as a new check of a new text does
-        library.sentence_vectors = SentenceVectors(library.embedding_function)  # and embeds its sentences afresh
+        library.sentence_vectors.clear()  # and embeds its sentences afresh
         events = check_text(text, library, Judge(FakeModel(), calibration={"a": 1.0, "b": 0.0}))
         next(e for e in events if e["type"] in ("verdict", "summary"))
 

@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported w
 
 def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None:
     from sourcecheck.check import CheckOptions, check_text
-    from sourcecheck.evidence import SentenceVectors
     from sourcecheck.judge import Judge
     from sourcecheck.llm import load_model
 
@@ -81,7 +80,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     run("ours", ours(CheckOptions(top_k=settings["TOP_K"])), shared)
     run("warm", ours(CheckOptions(top_k=settings["TOP_K"])), shared)  # same judge and library: both caches
     if ablation:  # our pipeline without the shared evidence block, its sentences embedded afresh as in "ours"
-        lib.sentence_vectors = SentenceVectors(lib.embedding_function)
+        lib.sentence_vectors.clear()
         unshared = LabJudge(model, prompt_evidence="passages", sensitivity=settings["SENSITIVITY"])
         run("unshared", ours(CheckOptions(top_k=settings["TOP_K"])), unshared)
     run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())
