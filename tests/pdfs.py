@@ -184,3 +184,70 @@ def make_ocr_layer_scan(path, pages, under=False):
     scan.save(str(path))
     scan.close()
     return path
+
+
+# Text hidden in ways no list of covering operations names (issue 47): each must be left out, as the page shows nothing.
+HIDDEN_MORE = {
+    "two half boxes": "Sea otters were declared extinct on the northern coast in 1911.",
+    "wide stroke": "The survey team was funded entirely by a fishing company.",
+    "box at 0.99": "Every otter counted in the survey was tagged with a radio collar.",
+    "soft-masked picture": "The coastal kelp beds had doubled in size by the year 2000.",
+    "navy on navy": "Only three otter pups survived the winter storms of 2020.",
+    "squeezed by 1 Tz": "The survey results were later withdrawn by the authors.",
+    "white shading": "Otters in the southern bays ate mostly sea urchins and crabs.",
+    "invisible on a white picture": "The northern colony was moved to an aquarium in 2019.",
+}
+
+
+def make_more_hidden_text_pdf(path, rotate=0):
+    """One page: HIDDEN_VISIBLE and each HIDDEN_MORE sentence, hidden as its key says. Returns the path."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    h = page.rect.height
+    page.insert_text((50, 80), HIDDEN_VISIBLE, fontsize=11)
+    font = page.get_fonts()[0][4]  # the resource name insert_text gave Helvetica
+    rows = dict(zip(HIDDEN_MORE, range(120, 1000, 40)))
+    for how, y in rows.items():
+        box = pymupdf.Rect(45, y - 14, 520, y + 6)
+        if how == "navy on navy":
+            page.draw_rect(box, fill=(0, 0, 0.5), color=None)
+            page.insert_text((50, y), HIDDEN_MORE[how], fontsize=11, color=(0, 0, 0.5))
+        elif how == "invisible on a white picture":
+            white = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 4), False)
+            white.clear_with(255)
+            page.insert_image(box, pixmap=white, keep_proportion=False)
+            page.insert_text((50, y), HIDDEN_MORE[how], fontsize=11, render_mode=3)
+        elif how != "squeezed by 1 Tz":
+            page.insert_text((50, y), HIDDEN_MORE[how], fontsize=11)
+        if how == "two half boxes":
+            page.draw_rect(pymupdf.Rect(box.x0, box.y0, 290, box.y1), fill=(1, 1, 1), color=None)
+            page.draw_rect(pymupdf.Rect(280, box.y0, box.x1, box.y1), fill=(1, 1, 1), color=None)
+        elif how == "wide stroke":
+            page.draw_line((40, y - 4), (525, y - 4), color=(1, 1, 1), width=30)
+        elif how == "box at 0.99":
+            page.draw_rect(box, fill=(1, 1, 1), color=None, fill_opacity=0.99)
+        elif how == "soft-masked picture":
+            opaque = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 4), True)
+            opaque.clear_with(255)
+            opaque.set_alpha(bytes([255]) * 160)  # a soft mask that hides nothing of the picture
+            page.insert_image(box, pixmap=opaque, keep_proportion=False)
+    text = HIDDEN_MORE["squeezed by 1 Tz"].replace("(", r"\(").replace(")", r"\)")
+    y_tz, y_sh = h - rows["squeezed by 1 Tz"], h - rows["white shading"]
+    extra = f"BT /{font} 11 Tf 1 Tz 1 0 0 1 50 {y_tz} Tm ({text}) Tj ET "
+    extra += f"q 45 {y_sh - 6} 475 20 re W n /ShW sh Q"
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, extra.encode())
+    doc.xref_set_key(page.xref, "Contents", f"[{' '.join(f'{x} 0 R' for x in page.get_contents())} {xref} 0 R]")
+    white = "/Function<</FunctionType 2/Domain[0 1]/C0[1 1 1]/C1[1 1 1]/N 1>>"
+    shading = f"<</ShadingType 2/ColorSpace/DeviceRGB/Coords[0 0 600 0]{white}>>"
+    kind, resources = doc.xref_get_key(page.xref, "Resources")
+    if kind == "xref":
+        doc.xref_set_key(int(resources.split()[0]), "Shading", f"<</ShW {shading}>>")
+    else:
+        doc.xref_set_key(page.xref, "Resources/Shading", f"<</ShW {shading}>>")
+    if rotate:
+        page.set_rotation(rotate)
+    doc.save(str(path))
+    doc.close()
+    return path

@@ -157,7 +157,7 @@ def _events(
             index, evidence = job.index, job.evidence
             # a supported or uncertain card is written from the data at once; a flagged one waits for its critique
             final = score.label in SETTLED
-            card = judge.explain(score) if score.label in SETTLED else {}
+            card = judge.explain(score) if score.label in SETTLED else {}  # settled: no revision to cite in
             by_index[index] = {
                 "type": "verdict",
                 "index": index,
@@ -191,6 +191,10 @@ def _events(
 
     with closing(ordered(explain_one, later, workers)) as cards:
         for (job, _), card in zip(later, cards):
+            # the revision was written for the sentence without its citation markers (strip_citations): they go
+            # back in, so that the card, Apply and Revise all keep "(1996)" and "[3]" where the sentence had them
+            if card.get("revised"):
+                card = {**card, "revised": keep_citations(sentences[job.index].text, card["revised"])}
             by_index[job.index] = {**by_index[job.index], **card, "final": True}
             yield dict(by_index[job.index])
     verdicts = list(by_index.values())
@@ -259,7 +263,7 @@ def revise(text: str, sentences: Sequence[Sentence], verdicts: Iterable[Event]) 
             unrevised.append(v["index"])
             continue
         s = sentences[v["index"]]
-        out += [text[at : s.start], keep_citations(s.text, v["revised"])]
+        out += [text[at : s.start], v["revised"]]
         at = s.end
     return "".join(out) + text[at:], unrevised
 

@@ -48,6 +48,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the PDFs of a Zotero library, with their items' metadata; again: in step with Zotero (DATA_DIR: "
         "Zotero's data directory, found by itself when not given; docs/zotero.md)",
     )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --zotero: sync this Zotero library although another one was synced last (its PDFs are removed)",
+    )
     p = sub.add_parser("check", help="check text against the library")
     p.add_argument("text", nargs="?", default="-", help="the text, or - to read standard input")
     p.add_argument(
@@ -151,7 +156,7 @@ def ingest(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     if args.zotero is not None:
         from sourcecheck.zotero_cli import ingest_zotero
 
-        return ingest_zotero(args.zotero or None, settings)
+        return ingest_zotero(args.zotero or None, settings, replace=args.replace)
     if not args.files:
         raise SourcecheckError("Name PDFs or folders to add, or --zotero for a Zotero library.", code="bad_request")
     files, failed = pdf_files(args.files), 0
@@ -161,7 +166,7 @@ def ingest(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     try:
         for path in files:  # registered first (hashed, checked): what is in the library already is skipped
             try:
-                doc, created = library.add_pdf(path.read_bytes(), path.name)
+                doc, created = library.add_pdf(library.read_file(path), path.name)
             except (OSError, SourcecheckError) as e:
                 bar.write(f"{path}: {getattr(e, 'message', e)}", file=sys.stderr)
                 failed += 1

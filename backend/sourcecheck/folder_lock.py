@@ -2,48 +2,75 @@
 
 Chroma's local store, the lexical index and documents.json are each written by one process: two servers on one
 folder each kept their own view, lost each other's documents and left chunks without records (issue 37). The
-first process to open a folder holds an OS lock on it (filelock: flock on Unix, LockFileEx on Windows; released by
-the OS when the process dies, so a crash leaves nothing to clean up) and writes who it is beside the lock, so the
-next one can say which process to stop. Several backends share one library through a Chroma server instead.
+first process to open a folder holds an OS lock on it (flock on the folder itself on Unix, LockFileEx on a lock file
+on Windows; released by the OS when the process dies, so a crash leaves nothing to clean up) and writes who it is
+beside the lock, so the next one can say which process to stop. Several backends share one library through a
+Chroma server instead.
 """
 
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
 from sourcecheck.errors import IndexInUse
 
-LOCK, OWNER = "lock", "owner.json"  # the lock file's content is truncated by each attempt: the owner is kept apart
+LOCK, OWNER = "lock", "owner.json"  # Windows' lock file is truncated by each attempt: the owner is kept apart
 
 
 class FolderLock:
     """The held lock of one folder; release() frees it (from any thread) and removes the owner's note."""
 
-    def __init__(self, path: Path, lock: FileLock) -> None:
-        self.path, self._lock = path, lock
+    def __init__(self, path: Path, release: Callable[[], None]) -> None:
+        self.path, self._release = path, release
 
     def release(self) -> None:
         (self.path / OWNER).unlink(missing_ok=True)
-        self._lock.release()
+        self._release()
 
 
 def hold(path: Path) -> FolderLock:
     """Lock the folder for this process; raise IndexInUse naming the process that holds it."""
+    release = _lock_folder(path) if fcntl else _lock_file(path)
+    # the program and its command, not its arguments (`sourcecheck check "the text being checked"`)
+    owner = {"pid": os.getpid(), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:2]])}
+    tmp = path / (OWNER + ".part")
+    tmp.write_text(json.dumps(owner), encoding="utf-8")
+    os.replace(tmp, path / OWNER)
+    return FolderLock(path, release)
+
+
+def _lock_folder(path: Path) -> Callable[[], None]:
+    """flock on the folder itself (POSIX): a lock no one can delete from under a running server, as they could a
+    lock file (a second server then got in and documents were lost)."""
+    assert fcntl is not None
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise IndexInUse(_in_use(path)) from None
+    return lambda: os.close(fd)  # closing the descriptor drops the lock
+
+
+def _lock_file(path: Path) -> Callable[[], None]:
+    """Windows: LockFileEx on a lock file beside the data (a folder cannot be opened for locking there); the OS keeps
+    an open file from being deleted, so the lock cannot be removed under a running server either."""
     # thread_local=False: the library may be opened by one thread (a request, the warm-up) and closed by another
     lock = FileLock(path / LOCK, timeout=0, thread_local=False)
     try:
         lock.acquire()
     except Timeout:
         raise IndexInUse(_in_use(path)) from None
-    # the program and its command, not its arguments (`sourcecheck check "the text being checked"`)
-    owner = {"pid": os.getpid(), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:2]])}
-    tmp = path / (OWNER + ".part")
-    tmp.write_text(json.dumps(owner), encoding="utf-8")
-    os.replace(tmp, path / OWNER)
-    return FolderLock(path, lock)
+    return lambda: lock.release()
 
 
 def _in_use(path: Path) -> str:

@@ -2,13 +2,13 @@
 headers, footers and page numbers dropped, the reference list and acknowledgements kept out of the evidence, text a
 reader cannot see left out, and scanned pages read by OCR (Tesseract through PyMuPDF) when Tesseract is installed."""
 
-import bisect
 import functools
 import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pymupdf
 
 from sourcecheck.errors import out_of_memory
@@ -39,13 +39,17 @@ _DEBRIS = re.compile(
 # other control characters are nothing a reader sees
 _CONTROL = str.maketrans({"\x15": "–", "\x16": "—", **{chr(c): " " for c in range(32) if chr(c) not in "\n\x15\x16"}})
 OCR_DPI, OCR_LANGUAGE = 300, "eng"
-# Hidden text (a prompt injection or an SEO trick a reader never sees) is no evidence: text drawn invisible (render
-# mode 3) or all but transparent, white text on white paper, and text too small to read.
-FAINT = 13  # alpha (0-255): below this (5 % opacity) text draws nothing
-WHITE = 240  # a colour whose red, green and blue are all at least this (0-255) is white on paper
+# Hidden text (a prompt injection or an SEO trick a reader never sees) is no evidence: text the page does not show
+# (hidden_spans), and text too small or too squeezed to read.
+FAINT = 13  # alpha (0-255): below this (5 % opacity) text draws nothing: invisible, an OCR layer at most
+WHITE = 240  # a pixel whose red, green and blue are all at least this (0-255) is blank paper
 TINY = 1.0  # pt: text whose size and glyph box are both under this is microscopic
-INKED = 0.1  # white text shows where at least this share of the page under it is coloured
-DRAWN_PIXELS = 16_000_000  # the most pixels drawn to see what is under white text (an A0 poster at 72 dpi: 8 M)
+SQUEEZED = 0.1  # text narrower than this share of its height to a character is squeezed to a sliver
+CHANGED = 10  # a pixel shows text when the text changes one of its channels by more than this (0-255): a small
+# glyph drawn at 72 dpi changes its pixels by 12-40 only; text under a box at 99 % opacity, by 3
+SHOWN = 0.02  # a span is seen when its text changes at least this share of the pixels of its box
+INKED = 0.1  # a picture shows something under an OCR layer where at least this share of its pixels is not blank
+DRAWN_PIXELS = 16_000_000  # the most pixels drawn to decide what shows (an A0 poster at 72 dpi: 8 M)
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*$", re.IGNORECASE)
 
 
@@ -156,129 +160,123 @@ def _without(blocks: list[dict[str, Any]], hidden: set[int]) -> list[tuple[Any, 
 
 
 def hidden_spans(page: pymupdf.Page, blocks: list[dict[str, Any]]) -> set[int]:
-    """The ids of the spans of a page's text dict (its "blocks") that a reader cannot see: microscopic text,
-    invisible text that lies on no picture, text that a box or a picture painted after it covers (_covered), and
-    white text on white paper. Invisible text on a picture is a scan's OCR layer (ocrmypdf, scanners) and is kept;
-    white text is kept where the page, drawn, shows something under it (a picture, a dark box, a gradient, its own
-    dark outline)."""
+    """The ids of the spans of a page's text dict (its "blocks") that a reader cannot see, decided from what the page
+    shows rather than from a list of ways to hide text: the page is drawn twice, as it is and without its text
+    (_drawn), and a span is seen where the two differ under it. So a box, a stroke, a shading or a picture painted
+    over it, a ground of its own colour, white on white, and text at 99 % transparency all hide it, however drawn.
+    Invisible text (render mode 3) is a scan's OCR layer where it lies on a picture that shows something under it
+    (ocrmypdf, scanners; drawn before or after the picture), else hidden. Microscopic or squeezed text is hidden
+    before anything is drawn."""
     spans = [s for b in blocks for line in b.get("lines", ()) for s in line["spans"] if s["text"].strip()]
     if not spans:
         return set()
-    if "alpha" not in spans[0]:  # an older PyMuPDF (pyproject allows 1.24) gives none: ask the text trace
+    if "alpha" not in spans[0]:  # a PyMuPDF that gives none (older builds): ask the text trace
         _trace_alpha(page, spans)
-    log = page.get_bboxlog()  # what the page paints, in order: text, fills, pictures, each with its box
-    hidden, invisible, white = set(), [], []
+    along = {id(s): line.get("dir", (1.0, 0.0)) for b in blocks for line in b.get("lines", ()) for s in line["spans"]}
+    hidden = {id(s) for s in spans if _unreadable(s, along[id(s)])}
+    turn = page.rotation_matrix if page.rotation else None  # boxes are unrotated, drawings are as the page shows
+    area = page.rect
+    rest = []  # (span, its box as drawn: x0, y0, x1, y1)
     for s in spans:
-        x0, y0, x1, y1 = s["bbox"]
-        if s["size"] < TINY and min(x1 - x0, y1 - y0) < 2 * TINY:  # its glyphs too: a font's own scale is right
+        if id(s) in hidden:
+            continue
+        x0, y0, x1, y1 = s["bbox"] if turn is None else tuple(pymupdf.Rect(s["bbox"]) * turn)
+        if x0 <= area.x1 and x1 >= area.x0 and y0 <= area.y1 and y1 >= area.y0:
+            rest.append((s, (x0, y0, x1, y1)))
+        else:
+            hidden.add(id(s))  # off the page
+    if not rest:
+        return hidden
+    boxes = np.array([box for _, box in rest])
+    clip = pymupdf.Rect(*boxes[:, :2].min(axis=0), *boxes[:, 2:].max(axis=0)) & area
+    zoom = min(1.0, (DRAWN_PIXELS / max(clip.width * clip.height, 1.0)) ** 0.5)  # 72 dpi, less for a poster
+    drawn = _drawn(page, clip, zoom)
+    if drawn is None:
+        return hidden
+    shown, bare, origin = drawn
+    changed = _counts(_any_channel(np.abs(shown.astype(np.int16) - bare) > CHANGED))
+    inked = _counts(_any_channel(bare < WHITE))
+    pictures = [pymupdf.Rect(r) for kind, r in page.get_bboxlog() if kind in ("fill-image", "fill-imgmask")]
+    for s, (x0, y0, x1, y1) in rest:
+        if min(x1 - x0, y1 - y0) < 0.5:  # a combining mark (the stroke of "≠"): no box of its own to look at
+            continue
+        box = _inset_box(x0 * zoom - origin.x, y0 * zoom - origin.y, x1 * zoom - origin.x, y1 * zoom - origin.y)
+        if s["alpha"] < FAINT:  # an OCR layer counts only on a picture that shows something there
+            seen = any(_centre(s) in r for r in pictures) and _share(inked, box) >= INKED
+        else:
+            seen = _share(changed, box) >= SHOWN
+        if not seen:
             hidden.add(id(s))
-        elif s["alpha"] < FAINT:
-            invisible.append(s)
-        elif min(s["color"] >> 16 & 255, s["color"] >> 8 & 255, s["color"] & 255) >= WHITE:
-            white.append(s)
-    if invisible:
-        pictures = [pymupdf.Rect(r) for kind, r in log if kind in ("fill-image", "fill-imgmask")]
-        hidden |= {id(s) for s in invisible if not any(_centre(s) in r for r in pictures)}
-    hidden |= _covered(page, [s for s in spans if id(s) not in hidden], log)
-    white = [s for s in white if id(s) not in hidden]
-    if white:  # only the part of the page with white text is drawn, at 72 dpi (a pixel a point) or less if huge
-        rects = [pymupdf.Rect(s["bbox"]) * page.rotation_matrix for s in white]
-        clip = functools.reduce(lambda a, b: a | b, rects) & page.rect
-        zoom = min(1.0, (DRAWN_PIXELS / max(clip.width * clip.height, 1.0)) ** 0.5)
-        drawn = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False, clip=clip)
-        samples = drawn.samples
-        hidden |= {id(s) for s, rect in zip(white, rects) if not _inked(drawn, samples, rect * zoom)}
     return hidden
 
 
-def _covered(page: pymupdf.Page, spans: list[dict[str, Any]], log: list[tuple[Any, ...]]) -> set[int]:
-    """The ids of the spans that something opaque painted after them covers (_opaque): a white box drawn over a
-    sentence, a sentence tucked under a picture. What is painted before the text is its ground (table shading, a
-    highlighted box, a picture behind a caption) and hides nothing. log: page.get_bboxlog(); an entry's place in it
-    is its paint order ("seqno" in get_drawings)."""
-    first = next((n for n, (kind, _) in enumerate(log) if kind.endswith("-text")), len(log))
-    page_area = abs(page.rect)
-    late = [
-        (n, r)
-        for n, (kind, r) in enumerate(log[first + 1 :], first + 1)
-        if kind in ("fill-path", "fill-image")
-        and min(r[2] - r[0], r[3] - r[1]) >= TINY  # a rule or an underline: too thin to hide text
-        # a picture over most of the page is a scan, its OCR text under it (ABBYY's "text under the page image")
-        and not (kind == "fill-image" and abs(pymupdf.Rect(r) & page.rect) > 0.5 * page_area)
-    ]
-    if not late:
-        return set()
-    boxes = sorted(((_inset(s), s) for s in spans), key=lambda b: b[0][1])  # tuples: this runs for every span
-    tops = [box[1] for box, _ in boxes]
-    candidates = [  # (cover, span, its box) where the cover's rectangle holds the span
-        (n, s, box)
-        for n, (x0, y0, x1, y1) in late
-        for box, s in boxes[bisect.bisect_left(tops, y0) : bisect.bisect_right(tops, y1)]
-        if x0 <= box[0] and box[2] <= x1 and box[3] <= y1
-    ]
-    if not candidates:
-        return set()
-    texts = [(n, pymupdf.Rect(r)) for n, (kind, r) in enumerate(log) if kind.endswith("-text")]
-    order: dict[int, int] = {}
-
-    def painted(s: dict[str, Any]) -> int:
-        """A span's place in the paint order: the last text drawn where it lies (none: taken as painted last)."""
-        if id(s) not in order:
-            order[id(s)] = max((n for n, r in texts if _centre(s) in r), default=len(log))
-        return order[id(s)]
-
-    candidates = [(n, s, box) for n, s, box in candidates if n > painted(s)]  # a chart's label on its bar: none
-    opaque = _opaque(page, log) if candidates else {}
-    return {id(s) for n, s, box in candidates if n in opaque and opaque[n].contains(box)}
-
-
-_Within = list[tuple[int, pymupdf.Rect | None, bool]]  # clips and groups drawn in: level, scissor, see-through
-
-
-def _opaque(page: pymupdf.Page, log: list[tuple[Any, ...]]) -> dict[int, pymupdf.Rect]:
-    """Paint order -> the part of the page it hides, for each fill at full opacity in the Normal blend mode and each
-    picture without a mask, cut to the clips it was drawn in. A highlighter (the Multiply blend mode, as highlight
-    annotations use), a translucent box or a picture with transparent parts lets what is under it show. get_drawings
-    lists the clips but no pictures: a picture is taken to be in every clip it may have been drawn in."""
-    masked = {tuple(map(round, info["bbox"])) for info in page.get_image_info() if info["has-mask"]}
-    pictures = [
-        (n, pymupdf.Rect(r))
-        for n, (kind, r) in enumerate(log)
-        if kind == "fill-image" and tuple(map(round, r)) not in masked
-    ]
-    out: dict[int, pymupdf.Rect] = {}
-    stack: _Within = []  # the clips and groups open
-    since: _Within = []  # those closed since the last drawing: a picture drawn meanwhile may have been in them
-
-    def shown(n: int, rect: pymupdf.Rect, within: _Within) -> None:
-        if not any(clear for _, _, clear in within):
-            for _, scissor, _ in within:
-                rect = rect if scissor is None else rect & scissor
-            out[n] = rect
-
-    for d in [*page.get_drawings(extended=True), {"seqno": len(log), "level": 0, "type": "end"}]:
-        if "seqno" in d:
-            while pictures and pictures[0][0] < d["seqno"]:
-                shown(*pictures.pop(0), since + stack)
-            since = []
-        while stack and stack[-1][0] >= d["level"]:
-            closed = stack.pop()
-            if "seqno" not in d:  # closed at a clip or a group: perhaps after a picture
-                since.append(closed)
-        if d["type"] == "clip":
-            stack.append((d["level"], pymupdf.Rect(d["scissor"]), False))
-        elif d["type"] == "group":
-            stack.append((d["level"], None, d["blendmode"] != "Normal" or d["opacity"] < 1))
-        elif d.get("fill") is not None and d.get("fill_opacity") == 1:
-            shown(d["seqno"], pymupdf.Rect(d["rect"]), stack)
-    return out
-
-
-def _inset(span: dict[str, Any]) -> tuple[float, float, float, float]:
-    """A span's box without its rim (a fifth of its shorter side), where the next line or a box's edge may reach."""
+def _unreadable(span: dict[str, Any], direction: tuple[float, float]) -> bool:
+    """Microscopic text (its size and glyph box both under TINY), or text squeezed to a sliver (horizontal scaling
+    `1 Tz`): less than a tenth of its height to a character along its line's direction."""
     x0, y0, x1, y1 = span["bbox"]
-    d = 0.2 * min(x1 - x0, y1 - y0)
-    return x0 + d, y0 + d, x1 - d, y1 - d
+    if span["size"] < TINY and min(x1 - x0, y1 - y0) < 2 * TINY:  # its glyphs too: a font's own scale is right
+        return True
+    dx, dy = abs(direction[0]), abs(direction[1])
+    length, height = dx * (x1 - x0) + dy * (y1 - y0), dy * (x1 - x0) + dx * (y1 - y0)
+    chars = len(span["text"].strip())
+    return chars >= 4 and length < SQUEEZED * height * chars
+
+
+def _drawn(page: pymupdf.Page, clip: pymupdf.Rect, zoom: float) -> tuple[np.ndarray, np.ndarray, pymupdf.Point] | None:
+    """The part clip of the page drawn (RGB, zoom pixels a point) as it is and without its text, and where the
+    drawings' first pixel is on the page (in pixels): the text removed from a copy of the page by a redaction that
+    keeps pictures and drawings. None when the copy cannot be made (the text is then all kept: a damaged page loses
+    nothing it shows)."""
+    matrix = pymupdf.Matrix(zoom, zoom)
+    origin = pymupdf.Point()
+
+    def pixels(p: pymupdf.Page) -> np.ndarray:
+        pix = p.get_pixmap(matrix=matrix, colorspace=pymupdf.csRGB, alpha=False, clip=clip)
+        origin.x, origin.y = pix.x, pix.y
+        rows = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.stride)
+        return rows[:, : pix.width * 3].reshape(pix.height, pix.width, 3)
+
+    try:
+        copy = pymupdf.open()
+        copy.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+        bare = copy[0]
+        bare.add_redact_annot(bare.rect, fill=False)  # type: ignore[arg-type]  # False: no box (PyMuPDF's docs)
+        bare.apply_redactions(images=0, graphics=0, text=0)  # keep pictures, keep drawings, remove the text
+        return pixels(page), pixels(bare), origin
+    except Exception as e:  # noqa: BLE001 - MuPDF's errors on a damaged page: nothing is hidden rather than all
+        if out_of_memory(e):
+            raise
+        return None
+
+
+def _inset_box(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
+    """The pixels of a box (in a drawing's pixels) without its rim (a fifth of its shorter side, at most a pixel),
+    where the next word or line may reach: x0, y0, x1, y1 with x1 > x0 and y1 > y0."""
+    d = min(0.2 * min(x1 - x0, y1 - y0), 1.0)
+    left, top = max(int(x0 + d), 0), max(int(y0 + d), 0)
+    return left, top, max(int(np.ceil(x1 - d)), left + 1), max(int(np.ceil(y1 - d)), top + 1)
+
+
+def _any_channel(mask: np.ndarray) -> np.ndarray:
+    """Per pixel, whether mask holds in any of its red, green and blue (three ors: far quicker than any(axis=-1))."""
+    return mask[..., 0] | mask[..., 1] | mask[..., 2]
+
+
+def _counts(mask: np.ndarray) -> np.ndarray:
+    """mask's summed-area table, padded: the count of a box of it in four reads (_share)."""
+    table = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), np.int64)
+    table[1:, 1:] = mask.cumsum(axis=0).cumsum(axis=1)
+    return table
+
+
+def _share(counts: np.ndarray, box: tuple[int, int, int, int]) -> float:
+    """The share of the pixels of box (x0, y0, x1, y1, cut to the drawing) where the mask of counts holds."""
+    height, width = counts.shape[0] - 1, counts.shape[1] - 1
+    x0, y0, x1, y1 = min(box[0], width), min(box[1], height), min(box[2], width), min(box[3], height)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    total = counts[y1, x1] - counts[y0, x1] - counts[y1, x0] + counts[y0, x0]
+    return float(total) / ((x1 - x0) * (y1 - y0))
 
 
 def _trace_alpha(page: pymupdf.Page, spans: list[dict[str, Any]]) -> None:
@@ -292,24 +290,6 @@ def _trace_alpha(page: pymupdf.Page, spans: list[dict[str, Any]]) -> None:
 def _centre(span: dict[str, Any]) -> pymupdf.Point:
     x0, y0, x1, y1 = span["bbox"]
     return pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
-
-
-_LIGHT = bytes(range(WHITE, 256))
-
-
-def _inked(pixmap: pymupdf.Pixmap, samples: bytes, rect: pymupdf.Rect) -> bool:
-    """Whether the drawn page (an RGB pixmap of part of it at 72 dpi, and its samples) shows colour in the middle
-    of rect: at least INKED of its red, green and blue values darker than WHITE. Its rim is left out, where the next
-    word or line may reach."""
-    inset = 0.2 * min(rect.width, rect.height)
-    box = pymupdf.Rect(rect.x0 + inset, rect.y0 + inset, rect.x1 - inset, rect.y1 - inset).round() & pixmap.irect
-    if box.is_empty:
-        return False
-    n, stride = pixmap.n, pixmap.stride
-    start, end = (box.x0 - pixmap.x) * n, (box.x1 - pixmap.x) * n
-    rows = [samples[y * stride + start : y * stride + end] for y in range(box.y0 - pixmap.y, box.y1 - pixmap.y)]
-    total = sum(len(r) for r in rows)
-    return sum(len(r.translate(None, _LIGHT)) for r in rows) >= INKED * total
 
 
 def _clean(text: str) -> str:

@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from sourcecheck import folder_lock, records, store
+from sourcecheck import files, folder_lock, records, store
 from sourcecheck.chunking import chunk_page
 from sourcecheck.chunks import ChunkIndex, Embed, collection_name
 from sourcecheck.errors import IndexUnreachable, LibraryFull, NotFound, PDFError, SourcecheckError
@@ -48,6 +48,7 @@ class Library:
         check: Callable[[bytes, int | None], None] | None = None,
         max_mb: int | None = None,
         chroma_url: str | None = None,
+        max_file_mb: int = 100,
     ) -> None:
         """parse: PDF bytes → ParsedPDF; check(data, max_pages): raise PDFError for an unusable PDF. The server's
         run in child processes with limits (parser.py); by default both run here."""
@@ -56,6 +57,7 @@ class Library:
         self.chunk_words = chunk_words
         self.max_pages = max_pages
         self.max_mb = max_mb  # the PDFs the library keeps, in MB: a new one past it is refused (library_full)
+        self.max_file_mb = max_file_mb  # one PDF read from disk (add_file), as MAX_UPLOAD_MB limits an upload
         self.parse = parse
         self.check = check or (lambda data, pages: open_pdf(data, pages).close())
         self._lock = threading.RLock()  # the records, the PDFs and every Chroma call (ChunkIndex.lock)
@@ -90,6 +92,16 @@ class Library:
 
     # -- documents ---------------------------------------------------------------------------
 
+    @staticmethod
+    def id_for(data: bytes) -> str:
+        """The id these PDF bytes have, or would have, in any library."""
+        return "d_" + hashlib.sha256(data).hexdigest()[:16]
+
+    def read_file(self, path: Path) -> bytes:
+        """A PDF on disk (a folder ingest, a Zotero attachment) for add_pdf: read only when it is a regular file no
+        larger than max_file_mb, as an upload is limited, and never blocking on a FIFO or a device."""
+        return files.read_regular(path, self.max_file_mb * files.MB)
+
     def add_pdf(self, data: bytes, filename: str | None) -> tuple[Record, bool]:
         """Register PDF bytes; returns (document, queued): queued is True when this call registered it for ingest
         (new, or a failed one queued again). Ingest with ingest(id) afterwards.
@@ -98,7 +110,7 @@ class Library:
         later calls waiting for the first's answer (the document, or the same refusal).
         """
         sha = hashlib.sha256(data).hexdigest()
-        doc_id = "d_" + sha[:16]
+        doc_id = "d_" + sha[:16]  # the same PDF is one document however it arrives (id_for)
         with self._lock:
             self._records.refresh()
             existing = self._records.docs.get(doc_id)

@@ -35,11 +35,15 @@ def new_record(doc_id: str, filename: str, sha256: str | None, status: str = "qu
 
 
 def make_folder(path: Path) -> None:
-    (path / "files").mkdir(parents=True, exist_ok=True)
-    try:
-        path.chmod(0o700)  # the user's PDFs and the token: no other account on the machine reads them
-    except OSError:
-        pass  # a folder the user chose and does not own: left as it is
+    """The library's folder with files/ in it. One made here is the user's alone (0700: the PDFs and the token); a
+    folder that was there already keeps its mode (a shared folder stays shared; files/ and the token are 0700/0600)."""
+    made = not path.exists()
+    (path / "files").mkdir(mode=0o700, parents=True, exist_ok=True)
+    if made:
+        try:
+            path.chmod(0o700)
+        except OSError:
+            pass
 
 
 def open_records(

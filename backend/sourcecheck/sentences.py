@@ -80,7 +80,11 @@ _EMOJI = "[\u2600-\u27bf\U0001f000-\U0001faff\ufe0f\u200d]+"  # "Great question!
 # (?<![.!?]): a match never starts just after . ! or ? (one a character earlier matches first, or the last
 # match ended on a space), but without it each period of a run of n was tried again: n² steps for "....".
 _STOP = rf"(?<![.!?])[.!?]+[\"'”’)\]*_]*(?:\s*{_EMOJI})?"  # never from inside a run of stops: each run matched once
-_END = re.compile(rf"{_STOP}(?=\s+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|{_STOP}$")
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"  # not \s, yet what separates two sentences on a page that has them
+# stops of scripts written without a space after them (Chinese and Japanese 。！？, Devanagari । ॥, Armenian ։,
+# Ethiopic ።): a sentence ends there whatever follows
+_WIDE_STOP = r"[。！？।॥։።]+[」』”’)\]]*"
+_END = re.compile(rf"{_STOP}(?=[\s{_ZERO_WIDTH}]+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|{_STOP}$|{_WIDE_STOP}")
 _INTRO = re.compile(r"[^.!?:\n]{0,60}:(?=\s+[\"'“(\[*_]*[A-Z])")
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _NOT_CLAIM = re.compile(
@@ -218,8 +222,8 @@ def _is_abbreviation(seg: str, dot: int) -> bool:
 
 
 def _trimmed(start: int, end: int, text: str) -> tuple[int, int] | None:
-    while start < end and text[start].isspace():
+    while start < end and (text[start].isspace() or text[start] in _ZERO_WIDTH):
         start += 1
-    while end > start and text[end - 1].isspace():
+    while end > start and (text[end - 1].isspace() or text[end - 1] in _ZERO_WIDTH):
         end -= 1
     return (start, end) if end > start else None

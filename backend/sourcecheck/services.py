@@ -92,6 +92,7 @@ class Services:
                     self._checker.check,
                     s["MAX_LIBRARY_MB"],
                     s["CHROMA_URL"],
+                    s["MAX_UPLOAD_MB"],
                 )
             return self._library
 

@@ -23,7 +23,9 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sourcecheck import files
 from sourcecheck.errors import SourcecheckError
+from sourcecheck.filenames import clean_text
 
 TESTED_SCHEMA = 123  # Zotero 7's userdata schema, as tests/data/zotero/schema.sql; a newer one is read if it can be
 WRITING = bytes.fromhex("d9d505f920a163d7")  # a rollback journal's first bytes while a write is under way
@@ -155,12 +157,8 @@ def _file_state(db: Path) -> tuple[int, int, int, bytes]:
     st = db.stat()
     wal = db.with_name(db.name + "-wal")
     journal = db.with_name(db.name + "-journal")
-    try:
-        with journal.open("rb") as f:
-            head = f.read(8)
-    except OSError:
-        head = b""
-    return st.st_size, st.st_mtime_ns, wal.stat().st_size if wal.exists() else 0, head
+    # opened without blocking: a FIFO or a hung mount in its place must not hang the sync (files.head)
+    return st.st_size, st.st_mtime_ns, wal.stat().st_size if wal.exists() else 0, files.head(journal, 8)
 
 
 @contextmanager
@@ -179,9 +177,11 @@ def _open(db: Path) -> Iterator[sqlite3.Connection]:
 
 
 def _query(conn: sqlite3.Connection, data_dir: Path, base_dir: Path | None) -> Snapshot:
+    # a title that is not UTF-8 reads with U+FFFD in it, rather than refusing the whole library
+    conn.text_factory = lambda b: b.decode("utf-8", "replace")
     try:
         schema = int(conn.execute("SELECT version FROM version WHERE schema = 'userdata'").fetchone()[0])
-    except (sqlite3.DatabaseError, TypeError) as e:
+    except (sqlite3.DatabaseError, TypeError, ValueError) as e:  # no such table or row; a version that is no number
         raise SourcecheckError(
             f"{data_dir / 'zotero.sqlite'} cannot be read as a Zotero database ({e}). Give Zotero's data directory.",
             code="zotero_unreadable",
@@ -221,13 +221,14 @@ def _library(conn: sqlite3.Connection, data_dir: Path, base_dir: Path | None, sc
         "SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN fieldsCombined f USING (fieldID) "
         "JOIN itemDataValues v USING (valueID) WHERE f.fieldName IN ('title', 'date', 'DOI')"
     ):
-        fields.setdefault(item, {})[name] = str(value)
+        fields.setdefault(item, {})[name] = clean_text(str(value))
     creators: dict[int, list[tuple[str, str, str]]] = {}
     for item, first, last, mode, kind in conn.execute(
         "SELECT c.itemID, p.firstName, p.lastName, p.fieldMode, t.creatorType FROM itemCreators c "
         "JOIN creators p USING (creatorID) JOIN creatorTypes t USING (creatorTypeID) ORDER BY c.itemID, c.orderIndex"
     ):
-        name = (last or "") if mode == 1 else " ".join(filter(None, (first, last)))  # 1: one field (an institution)
+        first, last = clean_text(str(first or "")), clean_text(str(last or ""))
+        name = last if mode == 1 else " ".join(filter(None, (first, last)))  # 1: one field (an institution)
         creators.setdefault(item, []).append((name, last or name, kind))
     trashed = (
         {r[0] for r in conn.execute("SELECT collectionID FROM deletedCollections")}
@@ -239,12 +240,15 @@ def _library(conn: sqlite3.Connection, data_dir: Path, base_dir: Path | None, sc
     ).fetchall()
     keys = {cid: key for cid, key, _, _ in rows}
     collections = tuple(
-        Collection(key, name, keys.get(parent)) for cid, key, name, parent in rows if cid not in trashed
+        Collection(key, clean_text(str(name)), keys.get(parent))
+        for cid, key, name, parent in rows
+        if cid not in trashed
     )
     held: dict[int, list[str]] = {}
     for cid, item in conn.execute("SELECT collectionID, itemID FROM collectionItems"):
         if cid in keys and cid not in trashed:
             held.setdefault(item, []).append(keys[cid])
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple for the many items of the same collections
     attachments = []
     for item, parent, mode, content_type, path in conn.execute(
         "SELECT itemID, parentItemID, linkMode, contentType, path FROM itemAttachments ORDER BY itemID"
@@ -267,8 +271,8 @@ def _library(conn: sqlite3.Connection, data_dir: Path, base_dir: Path | None, sc
                 doi=about.get("DOI") or None,
                 content_type=content_type or "",
                 link_mode=mode,
-                path=_file(path, mode, data_dir / "storage" / items[item][0], base_dir),
-                collections=tuple(held.get(owner, [])),
+                path=_file(path, mode, data_dir / "storage", items[item][0], base_dir),
+                collections=shared.setdefault(tuple(held.get(owner, [])), tuple(held.get(owner, []))),
             )
         )
     kinds = [kind for _, kind in items.values()]
@@ -288,19 +292,21 @@ def _has(conn: sqlite3.Connection, table: str) -> bool:
     )
 
 
-def _file(path: str | None, mode: int, storage: Path, base_dir: Path | None) -> Path | None:
+def _file(path: str | None, mode: int, storage: Path, key: str, base_dir: Path | None) -> Path | None:
     """Where Zotero keeps an attachment's file: "storage:NAME" in storage/<KEY>/; a linked file's own path, or
     "attachments:REL" under the base directory of linked files."""
-    if not path or mode == LINK_ONLY:
+    if not path or not isinstance(path, str) or mode == LINK_ONLY:  # a BLOB where a path should be: no place
         return None
-    if path.startswith("storage:"):  # a file name, never a path: kept inside the item's folder
-        return _inside(storage, path.removeprefix("storage:"))
+    if path.startswith("storage:"):  # a file name, never a path: kept inside the item's own folder
+        folder = _inside(storage, key)  # None for a key "..", or a storage/<KEY> symlinked elsewhere
+        ok = folder is not None and folder.parent == storage.resolve()
+        return _inside(folder, path.removeprefix("storage:")) if folder and ok else None
     if path.startswith("attachments:"):
         return _inside(base_dir, path.removeprefix("attachments:")) if base_dir else None
     return Path(path)  # a linked file: wherever the user keeps it, by design
 
 
 def _inside(folder: Path, relative: str) -> Path | None:
-    """folder/relative, or None when relative climbs out of folder (a crafted database, "../../x.pdf")."""
+    """folder/relative, or None when relative climbs out of folder ("../../x.pdf", a symlink out)."""
     found = (folder / relative).resolve()
     return found if found.is_relative_to(folder.resolve()) else None

@@ -7,18 +7,22 @@ from collections import Counter
 from typing import Any
 
 from sourcecheck import zotero
-from sourcecheck.zotero_sync import load_state, sync
+from sourcecheck.zotero_sync import check_same_library, load_state, sync
 
 
-def ingest_zotero(data_dir: str | None, settings: dict[str, Any]) -> int:
+def ingest_zotero(data_dir: str | None, settings: dict[str, Any], replace: bool = False) -> int:
     """Read Zotero, register its PDFs (hashed, checked), ingest what is new or changed; 1 when a PDF failed. An
-    interrupted run (Ctrl-C, a kill) resumes where it stopped: run it again."""
+    interrupted run (Ctrl-C, a kill) resumes where it stopped: run it again. Another library than the last one
+    synced only with replace."""
     from tqdm import tqdm
 
     from sourcecheck.services import Services
 
     index_dir = settings["INDEX_DIR"]
-    snap = zotero.read(zotero.find_data_dir(data_dir or load_state(index_dir).get("data_dir")))
+    found = zotero.find_data_dir(data_dir or load_state(index_dir).get("data_dir"))
+    if not replace:
+        check_same_library(index_dir, found)
+    snap = zotero.read(found)
     pdfs = sum(a.content_type == "application/pdf" for a in snap.attachments)
     print(f"Zotero library {snap.data_dir}: {snap.items} items, {len(snap.attachments)} attachments ({pdfs} PDFs)")
     svc = Services(settings)

@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # annotations only: the caller hands over its library
     from sourcecheck.records import Record
 
 STATE = "zotero.json"
-SAVE_EVERY = 25  # attachments between two writes of the state: an interrupted sync resumes from there
+SAVE_EVERY = 25  # attachments before the first write of the state, twice as many before each next: an interrupted
+# sync resumes from the last (what it registered after that is found again by its bytes: hashed, not parsed again)
 log = logging.getLogger("sourcecheck")
 
 
@@ -55,6 +56,21 @@ def _save(index_dir: str | Path, state: Mapping[str, Any]) -> None:
     tmp = Path(index_dir) / (STATE + ".tmp")
     tmp.write_text(json.dumps(state, indent=1))
     os.replace(tmp, Path(index_dir) / STATE)  # atomic: an interrupted sync leaves the last whole state
+
+
+def check_same_library(index_dir: str | Path, data_dir: Path) -> None:
+    """Refuse (409 zotero_other_library) a sync of another data directory than the last sync's while that one's
+    documents are in the library: the sync would drop them all (a typo in the folder, a second Zotero profile)."""
+    state = load_state(index_dir)
+    last, documents = state.get("data_dir"), len(state.get("attachments", {}))
+    if last and documents and Path(last).resolve() != data_dir.resolve():
+        raise SourcecheckError(
+            f"The library holds {documents:,} PDFs from the Zotero library in {last}; syncing {data_dir} instead "
+            "would remove those the sync added. Sync that folder again, or confirm the switch (side panel: "
+            '"Switch library"; command line: --replace; API: "replace": true).',
+            code="zotero_other_library",
+            status=409,
+        )
 
 
 def skip_reason(a: zotero.Attachment) -> dict[str, str] | None:
@@ -98,6 +114,7 @@ def sync(
     now: dict[str, dict[str, Any]] = {}
     replaced: list[str] = list(state.get("replaced", []))
     report = Report(str(snap.data_dir))
+    next_save = SAVE_EVERY
 
     def save_so_far() -> None:  # what is registered, and the old versions still to remove; from this data directory
         so_far = {"data_dir": str(snap.data_dir), "attachments": {**before, **now}, "replaced": replaced}
@@ -122,8 +139,9 @@ def sync(
                     replaced.append(prev["doc"])
         if progress:
             progress(a)
-        if i % SAVE_EVERY == SAVE_EVERY - 1:
+        if i + 1 == next_save:  # at growing intervals: the state's writes add up to a few times its size
             save_so_far()
+            next_save *= 2
     kept = {e["doc"] for e in now.values()}
     # gone from Zotero, or an old version of a changed file (this run's, or an interrupted run's)
     for key, doc_id in [(k, e["doc"]) for k, e in before.items()] + [(None, d) for d in replaced]:
@@ -174,16 +192,16 @@ def _register(
     if prev and doc and doc["status"] != "failed" and (prev["size"], prev["mtime"]) == (st.st_size, st.st_mtime_ns):
         report.unchanged += 1
     else:
-        # whose the document is comes from its record before this sync touched it: a user's own upload (even one
-        # whose ingest failed, which add_pdf registers again as if new) stays the user's, never removed by a sync
-        before = {d["id"]: d for d in library.list()}
         try:
-            doc, _ = library.add_pdf(a.path.read_bytes(), a.path.name)
+            data = library.read_file(a.path)
+            # whose the document is comes from its record before this sync touched it: a user's own upload (even
+            # one whose ingest failed, which add_pdf registers again as if new) stays the user's, never removed
+            old = _document(library, library.id_for(data))
+            doc, _ = library.add_pdf(data, a.path.name)
         except (OSError, SourcecheckError) as e:
             error = e.to_dict() if isinstance(e, SourcecheckError) else {"code": "pdf_corrupt", "message": str(e)}
             report.skipped.append({"key": a.key, "title": a.title, "file": a.path.name, "error": error})
             return None
-        old = before.get(doc["id"])
         doc["zotero"] = {"added": True} if old is None else old.get("zotero")
         if prev and prev["doc"] != doc["id"]:
             report.changed += 1
@@ -222,16 +240,32 @@ class Syncer:
         self.index_dir, self.library, self.ingest = index_dir, library, ingest
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._reading = False  # a start() is reading Zotero (outside the lock): a second one starts nothing
         self._error: dict[str, str] | None = None
         self._stop = threading.Event()
 
-    def start(self, data_dir: str | None = None) -> None:
-        """Read Zotero now (its errors are the request's), then register its PDFs in the background."""
+    def start(self, data_dir: str | None = None, replace: bool = False) -> None:
+        """Read Zotero now (its errors are the request's), then register its PDFs in the background. The read runs
+        outside the lock, which stop() takes: a database on a hung mount holds up this request, never the shutdown.
+        A library other than the one synced last is refused (zotero_other_library) unless replace is set."""
         with self._lock:
-            if (self._thread and self._thread.is_alive()) or self._stop.is_set():
+            if self._reading or (self._thread and self._thread.is_alive()) or self._stop.is_set():
                 return
+            self._reading = True
+        try:
             given = data_dir or load_state(self.index_dir).get("data_dir")
-            snap = zotero.read(zotero.find_data_dir(given))
+            found = zotero.find_data_dir(given)
+            if not replace:
+                check_same_library(self.index_dir, found)
+            snap = zotero.read(found)
+        except BaseException:
+            with self._lock:
+                self._reading = False
+            raise
+        with self._lock:
+            self._reading = False
+            if self._stop.is_set():
+                return
             self._error = None
             self._thread = threading.Thread(target=self._run, args=(snap,), name="sourcecheck-zotero", daemon=True)
             self._thread.start()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,23 +13,58 @@ from sourcecheck import zotero
 from sourcecheck.errors import BadRequest, EmptyLibrary, NotFound, SourcecheckError
 from sourcecheck.zotero_sync import load_state
 
+SKIPPED_SHOWN = 200  # attachments not read, listed in the status (skipped_count says how many in all)
+
 if TYPE_CHECKING:  # annotations only: the caller hands over its library
     from sourcecheck.library import Library
 
 
-def _paths(collections: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
-    """{key: "Thesis/Chapter 2"} for each collection."""
+@dataclass(frozen=True)
+class Tree:
+    """The collections as a tree: each one's path ("Thesis/Chapter 2"), its children, and the collections whose
+    parent link was dropped because it led round in a cycle (a crafted or damaged database): they count as tops."""
 
-    def path(key: str) -> str:
-        c = collections[key]
-        return f"{path(c['parent'])}/{c['name']}" if c["parent"] in collections else c["name"]
+    paths: dict[str, str]
+    children: dict[str, list[str]]
+    tops: list[str]
+    cycles: list[str]
 
-    return {key: path(key) for key in collections}
+    def within(self, key: str) -> list[str]:
+        """key and every collection under it, each once (a walk with no recursion: any depth)."""
+        out, todo = [], [key]
+        while todo:
+            k = todo.pop()
+            out.append(k)
+            todo += self.children.get(k, [])
+        return out
 
 
-def _within(paths: Mapping[str, str], top: str) -> set[str]:
-    """The keys of the collection at path top and of every collection under it."""
-    return {k for k, p in paths.items() if p == top or p.startswith(top + "/")}
+def tree(collections: Mapping[str, Mapping[str, Any]]) -> Tree:
+    paths: dict[str, str] = {}
+    parent: dict[str, str | None] = {}
+    cycles: list[str] = []
+    for start in collections:
+        chain: list[str] = []  # from start up to the first collection whose path is known, or a top
+        on_chain: set[str] = set()
+        k: str | None = start
+        while k is not None and k not in paths:
+            chain.append(k)
+            on_chain.add(k)
+            up = collections[k]["parent"]
+            if up in on_chain:  # k's parent link closes a cycle: dropped, k counts as a top
+                cycles.append(k)
+                up = None
+            parent[k] = up if up in collections else None
+            k = parent[k]
+        for c in reversed(chain):
+            up = parent[c]
+            name = collections[c]["name"]
+            paths[c] = f"{paths[up]}/{name}" if up is not None else name
+    children: dict[str, list[str]] = {}
+    for k, up in parent.items():
+        if up is not None:
+            children.setdefault(up, []).append(k)
+    return Tree(paths, children, [k for k, up in parent.items() if up is None], cycles)
 
 
 def _norm(name: str) -> str:
@@ -39,14 +75,15 @@ def collection_documents(index_dir: str | Path, name: str, library: Library) -> 
     """The documents of the Zotero collection named (by its name, or its path "Parent/Child"), its subcollections
     included, as the last sync found them."""
     state = load_state(index_dir)
-    paths = _paths(state.get("collections", {}))
+    cols = tree(state.get("collections", {}))
+    paths = cols.paths
     picked = {k for k, p in paths.items() if _norm(name) in (_norm(p), _norm(p.rsplit("/", 1)[-1]))}
     if not picked:
         known = ", ".join(sorted(paths.values())[:12]) or "none: sync Zotero first (`sourcecheck ingest --zotero`)"
         raise NotFound(
             f"No Zotero collection is named {name!r}. The collections: {known}.", code="collection_not_found"
         )
-    inside = set().union(*(_within(paths, paths[q]) for q in picked))
+    inside = {k for q in picked for k in cols.within(q)}
     present = {d["id"] for d in library.list()}
     return sorted(
         {e["doc"] for e in state["attachments"].values() if inside & set(e["collections"]) and e["doc"] in present}
@@ -92,27 +129,33 @@ def status(index_dir: str | Path, library: Library) -> dict[str, Any]:
     docs = {d["id"]: d for d in library.list()}
     entries = [e for e in state.get("attachments", {}).values() if e["doc"] in docs]
     cols = state.get("collections", {})
-    paths = _paths(cols)
+    t = tree(cols)
+    held: dict[str, set[str]] = {}  # each collection's own documents, then (below) its subtree's
+    for e in entries:
+        for key in e["collections"]:
+            held.setdefault(key, set()).add(e["doc"])
+    # each collection's subtree counted once: children before parents, a child's set merged into its parent's
+    for k in reversed([k for top in t.tops for k in t.within(top)]):
+        for child in t.children.get(k, []):
+            held.setdefault(k, set()).update(held.get(child, ()))
     found = state.get("data_dir")
     if not found:
         try:
             found = str(zotero.find_data_dir())
         except SourcecheckError:
             found = None
+    skipped = state.get("skipped", [])
     return {
         "data_dir": found,
         "synced_at": state.get("synced_at"),
         "items": state.get("items", 0),
         "documents": len({e["doc"] for e in entries}),
         "ready": len({e["doc"] for e in entries if docs[e["doc"]]["status"] == "ready"}),
-        "skipped": state.get("skipped", []),
+        "skipped": skipped[:SKIPPED_SHOWN],
+        "skipped_count": len(skipped),
         "collections": [
-            {
-                "key": key,
-                "name": cols[key]["name"],
-                "path": path,
-                "documents": len({e["doc"] for e in entries if _within(paths, path) & set(e["collections"])}),
-            }
-            for key, path in sorted(paths.items(), key=lambda kv: kv[1].casefold())
+            {"key": key, "name": cols[key]["name"], "path": path, "documents": len(held.get(key, ()))}
+            for key, path in sorted(t.paths.items(), key=lambda kv: kv[1].casefold())
         ],
+        "collection_cycles": sorted(t.paths[k] for k in t.cycles),
     }

@@ -124,9 +124,10 @@
     /** The Zotero source (docs/api.md): its state, and a sync now (dataDir: Zotero's data directory, or none for the
      * last one synced or the one found). Each resolves with {ok, zotero: {data_dir, documents, ready, collections, …}}. */
     zotero() { return this.request("/zotero"); }
-    zoteroSync(dataDir) {
+    zoteroSync(dataDir, replace = false) {
+      const body = { ...(dataDir ? { data_dir: dataDir } : {}), ...(replace ? { replace: true } : {}) };
       return this.request("/zotero/sync", {
-        method: "POST", body: JSON.stringify(dataDir ? { data_dir: dataDir } : {}), headers: { "Content-Type": "application/json" },
+        method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" },
       });
     }
 

@@ -19,10 +19,15 @@
     const last = z.sync.last;
     return [
       `${z.data_dir}: ${L.count(z.documents, "PDF")} in the library` + (reading ? ` (${reading} being read)` : ""),
-      z.skipped.length ? `${z.skipped.length} not read` : null,
+      skippedCount(z) ? `${skippedCount(z)} not read` : null,
       last ? `last sync: ${last.added} added, ${last.changed} changed, ${last.removed} removed` : null,
       `at ${new Date(z.synced_at).toLocaleString()}`,
     ].filter(Boolean).join(" · ");
+  }
+
+  /** How many attachments the last sync did not read (the status lists the first 200 of them). */
+  function skippedCount(z) {
+    return z.skipped_count ?? z.skipped.length;
   }
 
   async function collections(z) {
@@ -48,8 +53,10 @@
     $("zotero-state").textContent = stateText(z);
     if (z.data_dir) $("zotero-dir").placeholder = z.data_dir;
     await collections(z);
-    $("zotero-skipped-box").hidden = !z.skipped.length;
-    $("zotero-skipped-summary").textContent = `${L.count(z.skipped.length, "attachment")} not read, and why`;
+    $("zotero-skipped-box").hidden = !skippedCount(z);
+    const more = skippedCount(z) - z.skipped.length;
+    $("zotero-skipped-summary").textContent = `${L.count(skippedCount(z), "attachment")} not read, and why` +
+      (more > 0 ? ` (the first ${z.skipped.length} listed)` : "");
     $("zotero-skipped").replaceChildren(...z.skipped.map((s) => el("li", null, `${s.title || s.file}: ${s.error.message}`)));
     if (z.sync.error) $("zotero-msg").textContent = z.sync.error.message;
     else if (!z.sync.running && $("zotero-msg").dataset.syncing) {
@@ -60,22 +67,28 @@
     if (z.sync.running || z.ready < z.documents) timer = setTimeout(refresh, 1000);
   }
 
-  $("zotero-sync").addEventListener("click", async () => {
+  async function sync(replace) {
     const button = $("zotero-sync");
     const msg = $("zotero-msg");
     button.disabled = true;
+    $("zotero-replace").hidden = true;
     msg.textContent = "Reading Zotero…";
     try {
-      await P.call((c) => c.zoteroSync($("zotero-dir").value.trim()));
+      await P.call((c) => c.zoteroSync($("zotero-dir").value.trim(), replace));
       msg.textContent = "Syncing…";
       msg.dataset.syncing = "1";
     } catch (err) {
       msg.textContent = err.message + (err.hint ? " " + err.hint : "");
+      // another library than the last one: its PDFs would go, so only a second, deliberate click switches
+      $("zotero-replace").hidden = (err.detail || err.code) !== "zotero_other_library";
     }
     button.disabled = false;
     refresh();
     P.refreshDocuments();
-  });
+  }
+
+  $("zotero-sync").addEventListener("click", () => sync(false));
+  $("zotero-replace").addEventListener("click", () => sync(true));
   // Takes effect with the next check.
   $("zotero-collection").addEventListener("change", () => B.set({ collection: $("zotero-collection").value }));
   B.onStorageChanged((changes, area) => {

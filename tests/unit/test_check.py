@@ -83,6 +83,16 @@ def test_revise_keeps_the_sentences_citation_markers(library):
     assert events[-1]["revised_text"] == text.replace("2,000", "1,280")
 
 
+def test_a_cards_revision_keeps_the_sentences_citations_where_the_model_dropped_them(library):
+    """What Apply puts on the page is the card's revision: the model revised the sentence without its markers
+    ("Strauss (1937)" read as "Strauss"), and the card's revision has them back, as Revise all's text does."""
+    text = "Strauss (1937) built a bridge whose main span is 2,000 meters long [2]."
+    events = list(check_text(text, library, judge(), options=CheckOptions(revise=True)))
+    card = [e for e in events if e["type"] == "verdict" and e["final"]][-1]
+    assert card["label"] == "contradicted"
+    assert card["revised"] == text.replace("2,000", "1,280") == events[-1]["revised_text"]
+
+
 def test_revise_keeps_paragraphs_and_list_items():
     sentences = split_sentences(text := "Intro line.\n\n- First claim is 2 m.\n- Second is fine.\n\nEnd.")
     first = next(s for s in sentences if "First" in s.text)

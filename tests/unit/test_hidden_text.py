@@ -8,6 +8,7 @@ from pdfs import (
     FAVA_PAGES,
     HIDDEN_CLEAR,
     HIDDEN_INVISIBLE,
+    HIDDEN_MORE,
     HIDDEN_OFF_PAGE,
     HIDDEN_TINY,
     HIDDEN_UNDER_BOX,
@@ -23,6 +24,7 @@ from pdfs import (
     SHOWN_WHITE_ON_BLACK,
     SHOWN_WHITE_ON_PICTURE,
     make_hidden_text_pdf,
+    make_more_hidden_text_pdf,
     make_ocr_layer_scan,
 )
 from sourcecheck.embeddings import HashEmbedding
@@ -53,6 +55,15 @@ def test_invisible_white_transparent_and_microscopic_text_is_not_read(tmp_path, 
     for sentence in HIDDEN:
         assert sentence not in text
     assert "Ignore all previous instructions" not in parsed.title  # nor does hidden text name the paper
+
+
+@pytest.mark.parametrize("rotate", [0, 90])
+def test_text_the_page_does_not_show_is_not_read_however_it_is_hidden(tmp_path, rotate):
+    """Eight ways no list of covering operations named: the page drawn with and without its text decides."""
+    parsed = parse_pdf(make_more_hidden_text_pdf(tmp_path / "more.pdf", rotate=rotate).read_bytes())
+    text = flat(parsed.pages[0])
+    assert HIDDEN_VISIBLE in text
+    assert [how for how, sentence in HIDDEN_MORE.items() if sentence in text] == []
 
 
 @pytest.mark.parametrize("rotate", [0, 90])
@@ -119,6 +130,11 @@ def test_a_hidden_sentence_is_not_found_by_search(tmp_path):
     assert library.ingest(doc["id"])["status"] == "ready"
     assert HIDDEN_VISIBLE in flat(library.search(HIDDEN_VISIBLE, k=1)[0].text)
     for sentence in (HIDDEN_INVISIBLE, HIDDEN_WHITE, HIDDEN_UNDER_BOX, HIDDEN_UNDER_PICTURE):
+        for hit in library.search(sentence, k=5):
+            assert sentence not in flat(hit.text)
+    doc, _ = library.add_pdf(make_more_hidden_text_pdf(tmp_path / "more.pdf").read_bytes(), "more.pdf")
+    assert library.ingest(doc["id"])["status"] == "ready"
+    for sentence in HIDDEN_MORE.values():
         for hit in library.search(sentence, k=5):
             assert sentence not in flat(hit.text)
 

@@ -224,6 +224,18 @@ def test_a_folder_is_opened_by_one_library_at_a_time(tmp_path, fava_pdf):
     again.close()
 
 
+def test_the_lock_cannot_be_deleted_from_under_a_running_library(tmp_path):
+    from sourcecheck.errors import IndexInUse
+
+    first = Library(tmp_path / "index", HashEmbedding())
+    for name in ("lock", "owner.json"):  # what a user tidying the folder might delete
+        (tmp_path / "index" / name).unlink(missing_ok=True)
+    with pytest.raises(IndexInUse):
+        Library(tmp_path / "index", HashEmbedding())
+    first.close()
+    Library(tmp_path / "index", HashEmbedding()).close()
+
+
 def test_a_library_opened_in_one_thread_is_released_by_another(tmp_path):
     """The server opens its library in whichever thread needs it first and closes it in another at shutdown."""
     import threading

@@ -171,3 +171,15 @@ def test_checks_taking_turns_get_their_context_back_even_when_more_than_are_kept
         q.put(None)
     assert not any(restored[:5])  # first turns: nothing to come back to
     assert sum(restored[5:]) >= 5  # later turns found their context kept at least half the time
+
+
+def test_the_fake_keeps_only_its_latest_calls():
+    from sourcecheck.llm import fake
+
+    model = fake.FakeModel()
+    messages = [{"role": "user", "content": "Claim: x\nExcerpts: y"}]
+    for _ in range(3 * fake.HISTORY):
+        model.choose(messages, ["Yes", "No"])
+    assert fake.HISTORY <= len(model.history) <= 2 * fake.HISTORY
+    model.complete(messages)
+    assert model.history[-1][0] == "complete"

@@ -413,9 +413,18 @@ def test_a_users_own_failed_upload_stays_the_users_when_zotero_holds_the_same_pd
 
 
 def test_a_stored_file_name_cannot_climb_out_of_its_items_folder(tmp_path):
-    storage = tmp_path / "storage" / "ABCD1234"
-    storage.mkdir(parents=True)
-    assert zotero._file("storage:paper.pdf", 0, storage, None) == (storage / "paper.pdf").resolve()
-    assert zotero._file("storage:../../../etc/passwd", 0, storage, None) is None
-    assert zotero._file("attachments:../../x.pdf", 2, storage, tmp_path / "base") is None
-    assert zotero._file("/home/me/papers/x.pdf", 2, storage, None).name == "x.pdf"  # a linked file: by design
+    storage = tmp_path / "storage"
+    (storage / "ABCD1234").mkdir(parents=True)
+    (storage / "EFGH5678").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (storage / "LINKED11").symlink_to(tmp_path / "elsewhere")
+    item = (storage / "ABCD1234").resolve()
+    assert zotero._file("storage:paper.pdf", 0, storage, "ABCD1234", None) == item / "paper.pdf"
+    assert zotero._file("storage:../../../etc/passwd", 0, storage, "ABCD1234", None) is None
+    assert zotero._file("storage:../EFGH5678/x.pdf", 0, storage, "ABCD1234", None) is None  # another item's folder
+    assert zotero._file("storage:passwd", 0, storage, "../../../etc", None) is None  # a key that climbs
+    assert zotero._file("storage:x.pdf", 0, storage, ".", None) is None
+    assert zotero._file("storage:x.pdf", 0, storage, "LINKED11", None) is None  # a folder symlinked elsewhere
+    assert zotero._file(b"storage:x.pdf", 0, storage, "ABCD1234", None) is None  # a BLOB: no place
+    assert zotero._file("attachments:../../x.pdf", 2, storage, "ABCD1234", tmp_path / "base") is None
+    assert zotero._file("/home/me/papers/x.pdf", 2, storage, "ABCD1234", None).name == "x.pdf"  # linked: by design

@@ -24,8 +24,15 @@ def status() -> dict[str, Any]:
 @bp.post("/zotero/sync")
 def sync() -> tuple[dict[str, Any], int]:
     body = request.get_json(silent=True) if request.get_data() else {}
-    if not isinstance(body, dict) or not isinstance(body.get("data_dir") or "", str):
-        raise BadRequest('Send no body, or {"data_dir": "/path/to/Zotero"} (Zotero\'s data directory).')
-    # Zotero is read now: not found, busy, too new answer here
-    get_services().syncer().start(body.get("data_dir") or None)
+    if (
+        not isinstance(body, dict)
+        or not isinstance(body.get("data_dir") or "", str)
+        or not isinstance(body.get("replace", False), bool)
+    ):
+        raise BadRequest(
+            'Send no body, or {"data_dir": "/path/to/Zotero"} (Zotero\'s data directory), with "replace": true to '
+            "sync a different library than the last one."
+        )
+    # Zotero is read now: not found, busy, too new, another library answer here
+    get_services().syncer().start(body.get("data_dir") or None, replace=body.get("replace", False))
     return {"ok": True, "zotero": state()}, 202

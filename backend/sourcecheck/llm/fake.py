@@ -14,6 +14,8 @@ from sourcecheck.llm.base import Model
 from sourcecheck.numerals import numbers
 from sourcecheck.words import content_words
 
+HISTORY = 2000  # calls kept in FakeModel.history (a test's check makes tens)
+
 
 class FakeModel(Model):
     backend = "fake"
@@ -25,13 +27,20 @@ class FakeModel(Model):
         self.write_delay = write_delay  # seconds each complete() takes, like a model writing a critique
         self.concurrent = concurrent  # more than 1: a check calls it from several threads, like a remote server
         self.queue: list[dict[str, float] | str | Exception] = []
-        self.history: list[tuple[str, list[dict[str, str]]]] = []  # (method, messages) for every call
+        # (method, messages) of the calls, the latest HISTORY of them: `serve` with the fake backend runs for days
+        self.history: list[tuple[str, list[dict[str, str]]]] = []
         self._lock = threading.Lock()  # two threads must not take the same enqueued reply
 
     def _next(self) -> dict[str, float] | str | Exception | None:
         """The next enqueued reply, or None."""
         with self._lock:
             return self.queue.pop(0) if self.queue else None
+
+    def _log(self, method: str, messages: list[dict[str, str]]) -> None:
+        with self._lock:
+            self.history.append((method, messages))
+            if len(self.history) > 2 * HISTORY:  # trimmed in batches: appending stays O(1) on average
+                del self.history[:-HISTORY]
 
     def enqueue(self, *replies: dict[str, float] | str | Exception) -> None:
         """Replies to give, in order: a dict of probabilities for choose(), a string for complete()."""
@@ -40,7 +49,7 @@ class FakeModel(Model):
     def choose(
         self, messages: list[dict[str, str]], choices: Sequence[str], state: bool = False
     ) -> tuple[dict[str, float] | None, str, npt.NDArray[np.float32] | None]:
-        self.history.append(("choose", messages))
+        self._log("choose", messages)
         hidden = self.state_of(messages) if state else None
         reply = self._next()
         if reply is not None:
@@ -58,7 +67,7 @@ class FakeModel(Model):
         return (np.frombuffer(digest, dtype="<u4") / 2.0**31 - 1.0).astype(np.float32)
 
     def complete(self, messages: list[dict[str, str]], max_tokens: int = 200) -> str:
-        self.history.append(("complete", messages))
+        self._log("complete", messages)
         time.sleep(self.write_delay)
         reply = self._next()
         if reply is not None:

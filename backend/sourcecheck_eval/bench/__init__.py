@@ -18,9 +18,10 @@ from sourcecheck_eval.bench.ingest import bench_ingest
 from sourcecheck_eval.bench.search import bench_search
 from sourcecheck_eval.bench.server import bench_server
 from sourcecheck_eval.bench.table import print_table
+from sourcecheck_eval.bench.zotero import bench_zotero
 from sourcecheck_eval.parallel import bench_parallel
 
-PARTS = ["ingest", "check", "server", "search", "parallel"]
+PARTS = ["ingest", "check", "server", "search", "parallel", "zotero"]
 
 
 def section(name: str, r: dict[str, Any], wait_idle: bool, fn: Callable[..., Any], *args: Any) -> Any:
@@ -65,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     WORK.mkdir(parents=True, exist_ok=True)  # each part writes results.json there
     started = now()
     print(r["machine"], f"— load average {fmt(r['load_before'], '.2f')}", flush=True)
-    if set(args.only) - {"parallel"}:  # the parallel part needs neither the PDFs nor the embedding model
+    if set(args.only) - {"parallel", "zotero"}:  # those two need neither the PDFs nor the embedding model
         pdfs = make_pdfs()
         emb = MiniLMEmbedding()
         if "ingest" in args.only or not (WORK / "index" / "documents.json").exists():
@@ -80,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         section("search", r, args.wait_idle, bench_search, emb, r)
     if "parallel" in args.only:
         section("parallel", r, args.wait_idle, bench_parallel, r)
+    if "zotero" in args.only:
+        section("zotero", r, args.wait_idle, bench_zotero, r)
     r["load_after"], r["total_s"] = load_average(), now() - started
     (WORK / "results.json").write_text(json.dumps(r, indent=1))
     print(

@@ -139,6 +139,19 @@ def rows(r: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
             f"{one['s']:.2f} s / {many['s']:.2f} s ({p['speedup']:.1f}×; at most {many['peak']} calls at once)",
             *target("parallel_speedup", p["speedup"]),
         )  # 13 calls in 4 rounds
+    if "zotero_large" in r:
+        z = r["zotero_large"]
+        where = f"{z['documents']:,} PDFs in {z['collections']} collections"
+        row(
+            f"zotero: GET /zotero, {where}",
+            f"{r['zotero_status_s']:.3f} s",
+            *target("zotero_status_s", r["zotero_status_s"]),
+        )
+        row(
+            f"zotero: a sync with nothing changed, {where}",
+            f"{r['zotero_resync_s']:.2f} s",
+            *target("zotero_resync_s", r["zotero_resync_s"]),
+        )
     for name, error in r.get("errors", {}).items():
         row(f"{name}: FAILED", error[:100])
     if "others_cores" in r:

@@ -24,6 +24,8 @@ TARGETS = {
     "search_hybrid_ms": Target(operator.le, 50, "≤ 50 ms"),  # median, at 100k chunks
     "search_first_s": Target(operator.le, 1, "≤ 1 s"),  # a new process: open the library, one search
     "parallel_speedup": Target(operator.ge, 3, "≥ 3×"),
+    "zotero_status_s": Target(operator.le, 1, "≤ 1 s"),  # GET /zotero, 5,000 items in 200 collections
+    "zotero_resync_s": Target(operator.le, 2, "≤ 2 s"),  # a sync with nothing changed
 }
 
 
