@@ -157,6 +157,8 @@
   }
 
   function onMissing(keys, entries) {
+    // the open card's sentence is gone (edited away): its card goes with it, not left open over other text
+    if (ui.cardVisible() && entries.includes(ui.cardEntry)) ui.hideCard(true);
     clearTimeout(missingTimer);
     if (!entries.length) { reportMissing(keys, entries); return; }
     missingTimer = setTimeout(() => reportMissing(keys, entries), MISSING_GRACE_MS);
@@ -224,7 +226,10 @@
       // Only when the user is not making a selection of their own.
       const sel = doc.getSelection();
       if (sel && !sel.isCollapsed) return;
-      ui.showCard(entry, entry.range, true);
+      // In an editor the click put the caret there, so a key typed next would go into the text: the card takes the
+      // focus (and gives it back on Esc), and its keys act in the card only.
+      if (ED.editableHost(entry.range)) keys.open(entry, true);
+      else ui.showCard(entry, entry.range, true);
     } else if (ui.cardVisible()) {
       ui.hideCard(true);
     }

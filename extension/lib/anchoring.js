@@ -171,6 +171,7 @@
   // Math renderers draw a formula twice: the visible copy, and a MathML one clipped to nothing for screen readers
   // (with the TeX source in an <annotation>). Only the visible copy is text: the other would read "E=mc2E = mc^2E=mc2".
   const HIDDEN_COPY = ".katex-mathml, mjx-assistive-mml, annotation, annotation-xml";
+  const HEADING = /^H[1-6]$/;
   const PARAGRAPH = 2; // line breaks sent at a block's edge (a blank line: the backend never joins across it)
   const LINE = 1;      // ... at a <br> or a newline in <pre>
 
@@ -184,6 +185,7 @@
     const segments = [];
     const byNode = new Map();
     const breaks = new Map();
+    const headings = new Set();  // offsets where a heading's text begins: extract() marks them for the backend
     let length = 0;
     let pre = 0;      // how many <pre> the walk is in: their newlines are line breaks
     let last = "\n"; // last character so far; starting as a break avoids a leading virtual "\n"
@@ -225,12 +227,13 @@
       if (block) {
         brk(node.tagName === "BR" ? LINE : PARAGRAPH);
         if (node.tagName === "PRE") pre += 1;
+        if (HEADING.test(node.tagName)) headings.add(length);
         stack.push([node, true]);
       }
       const kids = node.childNodes;
       for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], false]);
     }
-    return { text: parts.join(""), segments, byNode, breaks };
+    return { text: parts.join(""), segments, byNode, breaks, headings };
   }
 
   function firstSegmentEndingAfter(segments, pos) {
@@ -308,7 +311,8 @@
 
   /**
    * The text to send for index offsets [start, end): each run of whitespace one space, or the line breaks the
-   * index records in it (a blank line between blocks), trimmed; invisible characters dropped. With
+   * index records in it (a blank line between blocks), trimmed; invisible characters dropped; a heading's text
+   * opened with "### " (Markdown's heading, which the backend splits off and does not check). With
    * startAt(u) / endAt(u) mapping a UTF-16 offset in that text back to an index offset.
    */
   function extract(index, start, end) {
@@ -318,8 +322,11 @@
     const map = []; // map[k]: the index offset of out's k-th character
     let run = -1;   // start of the whitespace run being read, -1 outside one
     let lines = 0;  // the line breaks in that run
+    let heading = false;  // a heading began: its first character gets the marker
+    const headings = index.headings || new Set();
     for (let i = start; i < end; i++) {
       const ch = src[i];
+      if (headings.has(i)) heading = true;
       if (INVISIBLE.test(ch)) continue;
       if (SPACE.test(ch)) {
         if (run < 0) { run = i; lines = 0; }
@@ -331,6 +338,10 @@
         for (const c of gap) { out.push(c); map.push(run); }
       }
       run = -1;
+      if (heading) {
+        heading = false;
+        if (!out.length || out[out.length - 1] === "\n") for (const c of "### ") { out.push(c); map.push(i); }
+      }
       out.push(ch);
       map.push(i);
     }

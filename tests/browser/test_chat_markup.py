@@ -2,8 +2,8 @@
 items without final punctuation, tables, inline code, code blocks, KaTeX, a <br>) are checked sentence by sentence.
 
 The reference is the answer's text with its breaks kept, built here from the page by the rule the extension must
-follow (a blank line at the edge of a heading, paragraph, list item, table cell, code block or pre; a newline at a
-<br> and in <pre>; other whitespace one space; a formula once, as drawn), and split by the backend's own splitter.
+follow (a blank line at the edge of a heading, paragraph, list item, table cell, code block or pre; "### " before a
+heading's text; a newline at a <br> and in <pre>; other whitespace one space; a formula once, as drawn), and split by the backend's own splitter.
 The extension must send sentences for exactly that split, and draw one mark per checked sentence, none across a
 block."""
 
@@ -64,6 +64,7 @@ REFERENCE_JS = """([selector, blocks]) => {
     if (node.tagName === 'BR') { out += LINE; return; }
     const block = BLOCK.has(node.tagName) || node.classList.contains('katex-display');
     if (block) out += PARAGRAPH;
+    if (/^H[1-6]$/.test(node.tagName)) out += '### ';  // a heading travels as Markdown's, which is not checked
     for (const kid of node.childNodes) walk(kid, pre || node.tagName === 'PRE');
     if (block) out += PARAGRAPH;
   };
@@ -142,6 +143,12 @@ def test_each_sentence_of_a_chat_answer_is_sent_and_marked_on_its_own(ext, site,
     for s in ON_THEIR_OWN[name]:
         assert s in sent, f"{s!r} is not a sentence of its own"
 
+    headings = page.evaluate(
+        "(s) => [...document.querySelector(s).querySelectorAll('h1,h2,h3,h4,h5,h6')].map(h => h.textContent.trim())",
+        FIXTURES[name],
+    )
+    labels = {s["text"]: s["label"] for s in lc["sentences"]}
+    assert [labels.get(h) for h in headings] == ["skipped"] * len(headings), "a heading was checked"
     checked = [s["text"] for s in lc["sentences"] if s["label"] != "skipped"]
     drawn = [t for texts in page.evaluate(MARKS_JS).values() for t in texts]
     assert sorted(drawn) == sorted(collapse(t) for t in checked), "one mark per checked sentence, each its own"

@@ -208,3 +208,40 @@ def test_letters_typed_in_a_field_inside_a_shadow_root_are_typed_while_a_card_is
     assert typed == "ad", "the letters went into the field"
     assert card_text(ui) is not None and "Copied" not in card_text(ui), "A did not apply (copy) the revision"
     assert marks(chat)["contradicted"] == contradicted, "D did not dismiss the mark"
+
+
+def test_a_click_on_a_mark_in_an_editor_gives_the_card_the_keys_and_nothing_is_typed(ext, site, fava_doc):
+    """In a draft, a click on a mark puts the caret in the text: the card takes the focus, so D is the card's
+    ("I know"), not a letter in the draft; and a card whose sentence was edited away closes."""
+    page, errors = open_page(ext, site, "editor.html")
+    ui = ShadowUI(page)
+    page.focus("#editor")
+    page.keyboard.press("Control+A")
+    ext.check_tab(page)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    page.evaluate("() => getSelection().rangeCount && getSelection().collapseToEnd()")
+    before = state(page)["text"]
+    point = page.evaluate(
+        "() => { const b = [...CSS.highlights.get('sourcecheck-unsupported')][0].getClientRects()[0];"
+        " return [b.left + 20, (b.top + b.bottom) / 2]; }"
+    )
+    page.mouse.click(*point)
+    wait_until(lambda: card_text(ui), what="the card")
+    wait_until(lambda: state(page)["focus"] == "SOURCECHECK-UI", what="the card has the focus")
+    page.keyboard.press("d")
+    wait_until(lambda: S[3] not in marks(page).get("unsupported", []), what="D dismissed the mark")
+    assert state(page)["text"] == before, "nothing was typed into the draft"
+    assert card_text(ui) is None and state(page)["focus"] == "editor"
+    # the next card: its sentence edited away while it is open, the card goes too
+    page.mouse.click(
+        *page.evaluate(
+            "() => { const b = [...CSS.highlights.get('sourcecheck-unsupported')][0].getClientRects()[0];"
+            " return [b.left + 20, (b.top + b.bottom) / 2]; }"
+        )
+    )
+    wait_until(lambda: card_text(ui), what="the second card")
+    page.evaluate(
+        f"() => {{ const e = document.getElementById('editor'); e.innerHTML = e.innerHTML.replace({S[7]!r}, 'Gone.'); }}"
+    )
+    wait_until(lambda: card_text(ui) is None, what="the card of the edited sentence closed")
+    assert errors == []

@@ -28,9 +28,16 @@ test("headings, paragraphs and list items are separated by a blank line; lower-c
       <li><p>the editor was fine-tuned from Llama2-Chat 13B</p></li>
       <li>errors are grouped into six types<ul><li>entity errors are common</li></ul></li>
       <li>training took three days</li></ul></div>`);
-  assert.equal(text, "Here is a summary.\n\nTraining data\n\nThe authors generated 35,074 instances.\n\n" +
+  assert.equal(text, "Here is a summary.\n\n### Training data\n\nThe authors generated 35,074 instances.\n\n" +
     "the editor was fine-tuned from Llama2-Chat 13B\n\nerrors are grouped into six types\n\nentity errors are common\n\n" +
     "training took three days");
+});
+
+test("a heading is sent as a Markdown heading, and its words map back to the page's heading", () => {
+  const { text, back } = sent("<h3>Forecasting with 76 series</h3><p>Stock and Watson used 76 monthly series.</p>");
+  assert.equal(text, "### Forecasting with 76 series\n\nStock and Watson used 76 monthly series.");
+  assert.equal(back("Forecasting with 76 series"), "Forecasting with 76 series");
+  assert.equal(back("### Forecasting"), "Forecasting");
 });
 
 test("whitespace inside a block is one space, whatever the HTML source's line breaks", () => {
