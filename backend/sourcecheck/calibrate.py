@@ -8,6 +8,7 @@ check scores them (evidence.EvidenceBlock), and calibration.fit places the judge
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import time
@@ -44,6 +45,12 @@ class Cancelled(SourcecheckError):
         super().__init__(
             "The calibration was cancelled; the judge keeps the scale it had.", code="cancelled", status=409
         )
+
+
+@functools.cache
+def calibration_size(limit: int | None = None) -> int:
+    """How many sentences a calibration with this limit reads."""
+    return sum(len(r["sentences"]) for r in answers(limit))
 
 
 def answers(limit: int | None = None) -> list[dict[str, Any]]:

@@ -175,7 +175,9 @@ def uncertain_note(evidence: Sequence[Evidence]) -> str:
     if not evidence:
         return "sourcecheck is not sure: no passage in your PDFs is close to it."
     best = evidence[-1]  # evidence lists are most relevant last
-    return f"sourcecheck is not sure: the closest passage is “{best.quote}” ({best.filename}, page {best.page})."
+    return (
+        f"sourcecheck is not sure: the closest passage is {in_quotes(best.quote)} ({best.filename}, page {best.page})."
+    )
 
 
 def describe(
@@ -187,11 +189,31 @@ def describe(
     if isinstance(conflict, Disagreement) and agreeing:  # stated_card passes a disagreement's agreeing
         return (
             f"Your sources disagree: {agreeing[0]}, page {agreeing[1]} says {conflict.claim_value} "
-            f"(“{conflict.agreeing_quote}”); {where} says {conflict.source_value} (“{conflict.quote}”)"
+            f"({in_quotes(conflict.agreeing_quote)}); {where} says {conflict.source_value} "
+            f"({in_quotes(conflict.quote)})"
         )
     if conflict.kind == "negation":
-        return f"{where} says the opposite: “{conflict.quote}”"
-    return f"The sentence says {conflict.claim_value}; {where} says {conflict.source_value}: “{conflict.quote}”"
+        return f"{where} says the opposite: {in_quotes(conflict.quote)}"
+    return (
+        f"The sentence says {conflict.claim_value}; {where} says {conflict.source_value}: {in_quotes(conflict.quote)}"
+    )
+
+
+QUOTES = "\"'“”‘’«»„"
+
+
+def in_quotes(text: str) -> str:
+    """text in curly quotes, once: a quote that is itself in quotation marks is not quoted twice."""
+    inner = text.strip()
+    if len(inner) > 1 and inner[0] in QUOTES and inner[-1] in QUOTES:
+        inner = inner[1:-1].strip()
+    return f"“{inner}”"
+
+
+def closed(text: str) -> str:
+    """text ending as a sentence does: a stop added only where it has none ("… 158.”" stays, not "… 158.”.")."""
+    text = text.rstrip()
+    return text if text.rstrip(QUOTES + ")").endswith((".", "!", "?")) else text + "."
 
 
 def corrected(claim: str, conflict: Conflict) -> str | None:
@@ -288,7 +310,7 @@ def without_revision(critique: str, found: Conflict, places: list[tuple[str, int
     reason = NO_REVISION[why].format(
         claim=found.claim_value, source=found.source_value, page=places[found.evidence][1], thing=thing
     )
-    return f"{critique}. No revision offered: {reason}."
+    return f"{closed(critique)} No revision offered: {reason}."
 
 
 def parse_critique(reply: str, claim: str, types: Collection[str] = ERROR_TYPES) -> dict[str, str | None]:

@@ -94,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(the default model ships calibrated; any other judge needs this once: about 10 minutes on 2 cores)",
     )
     p.add_argument("--limit", type=int, help="at most this many answers of each kind (quicker, coarser)")
+    p.add_argument("--replace", action="store_true", help="replace a finer calibration with a coarser one (--limit)")
     commands: dict[str, Command] = dict(COMMANDS)
     if not argv or argv[0] not in COMMANDS:  # another command, or help: the installed plugins' commands too
         for plugin in entry_points(group=PLUGINS):
@@ -373,6 +374,8 @@ def calibrate(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     svc = Services(settings)
     judge = svc.judge()
     judge.prepare()
+    if not args.replace:
+        svc.refuse_coarser(args.limit)
 
     def show(p: Progress) -> None:
         if p.total:

@@ -4,6 +4,8 @@ extension/lib/report.js writes the same report from the same result (tests/unit/
 from collections.abc import Mapping
 from typing import Any
 
+from sourcecheck.cards import in_quotes
+
 LABELS = {
     "contradicted": "Contradicted by your sources",
     "unsupported": "Not supported by your sources",
@@ -84,7 +86,7 @@ def markdown(result: Mapping[str, Any], title: str = "", url: str = "", checked_
                 x for x in (e.get("filename") or e.get("document_id"), f"p. {e['page']}" if e.get("page") else "") if x
             )
             stance = f" ({e['stance']})" if e.get("stance") and e["stance"] != "related" else ""
-            lines.append(f"- Evidence, {where}{stance}: “{' '.join(str(e.get('quote') or '').split())}”")
+            lines.append(f"- Evidence, {where}{stance}: {in_quotes(' '.join(str(e.get('quote') or '').split()))}")
         if lines[-1]:
             lines.append("")
     revised = (result.get("summary") or {}).get("revised_text")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sourcecheck import calibration
-from sourcecheck.calibrate import Progress, calibrate
+from sourcecheck.calibrate import Progress, calibrate, calibration_size
 from sourcecheck.embeddings import make_embedding_function
 from sourcecheck.errors import IndexUnreachable, SourcecheckError
 from sourcecheck.judge import Judge
@@ -119,14 +119,20 @@ class Services:
         return calibration.for_judge(self.model().judge_id(), self.calibrations())
 
     def calibration_status(self) -> dict[str, Any]:
-        calibrated = self.calibration()[1]
+        scale, calibrated = self.calibration()
         with self._lock:
-            return {**self._calibrating.to_dict(), "calibrated": calibrated}
+            status = self._calibrating.to_dict()
+        if status["state"] == "idle":  # what a calibration would read, so the panel can say before it starts
+            status["total"] = calibration_size()
+        return {**status, "calibrated": calibrated, "sentences": scale.get("n") if calibrated else None}
 
-    def start_calibration(self, limit: int | None = None) -> threading.Thread | None:
+    def start_calibration(self, limit: int | None = None, replace: bool = False) -> threading.Thread | None:
         """Calibrate the configured judge in the background (calibrate.py), unless that is running already; a
-        check meanwhile waits its turn for the model. When it is done, the judge works on its new scale."""
+        check meanwhile waits its turn for the model. When it is done, the judge works on its new scale. A coarser
+        calibration (limit) than the judge has is refused (calibration_coarser) unless replace is set."""
         judge = self.judge()
+        if not replace:
+            self.refuse_coarser(limit)
         with self._lock:
             if self._calibrating.state == "running":
                 return None
@@ -157,6 +163,19 @@ class Services:
         thread = threading.Thread(target=work, name="sourcecheck-calibrate", daemon=True)
         thread.start()
         return thread
+
+    def refuse_coarser(self, limit: int | None) -> None:
+        """Raise calibration_coarser (409) when a calibration with this limit would read fewer sentences than the
+        one the judge has: a quick, coarse one must not silently replace a finer one."""
+        scale, calibrated = self.calibration()
+        if calibrated and calibration_size(limit) < (scale.get("n") or 0):
+            raise SourcecheckError(
+                f"This judge has a calibration on {scale['n']} sentences; one with limit {limit} reads only "
+                f"{calibration_size(limit)} and would replace it with a coarser one. Calibrate without a limit, or "
+                'replace it anyway (API: "replace": true; command line: --replace).',
+                code="calibration_coarser",
+                status=409,
+            )
 
     def cancel_calibration(self) -> None:
         self._stop_calibrating.set()

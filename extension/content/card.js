@@ -14,10 +14,9 @@
     const row = el(doc, "div", "head");
     const info = el(doc, "div", "head-info");
     info.append(L.colourChip(el(doc, "span", "chip " + entry.label, L.LABEL_TEXT[entry.label] || entry.label), entry.label));
-    // The number only where it agrees with the label (lib/labels.js showsP).
-    if (L.showsP(entry.label, v.p_supported)) {
-      info.append(el(doc, "span", "prob", "P(supported) " + Math.round(v.p_supported * 100) + "%"));
-    }
+    // On every card with a score; where it disagrees with the label, with what decided instead (lib/labels.js pText).
+    const p = L.pText(entry.label, v.p_supported, v.conflict);
+    if (p) info.append(el(doc, "span", "prob", p));
     const type = L.errorTypeText(v.error_type);
     if (type) {
       const span = el(doc, "span", "etype", type);

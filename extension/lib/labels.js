@@ -93,6 +93,16 @@
     return typeof p === "number" && (label === "uncertain" || (label === "supported") === (p >= 0.5));
   }
 
+  /** What a card says of P(supported): on every card that has one, so that no card lacks it for no reason a person can
+   * see; where it disagrees with the label (showsP false), with what decided the label instead. null: no score. */
+  function pText(label, p, conflict) {
+    if (typeof p !== "number") return null;
+    const shown = "P(supported) " + Math.round(p * 100) + "%";
+    if (showsP(label, p)) return shown;
+    if (conflict) return shown + ", overruled: the passage states another value";
+    return shown + ", graded by the sensitivity setting";
+  }
+
   /** Give a label's chip its colours from the table (set on the element: content/ui.css and sidepanel/sidepanel.css
    * then need no copy; a style set from a script is not refused by a page's Content-Security-Policy). */
   function colourChip(chip, label) {
@@ -120,7 +130,7 @@
 
   const api = {
     LABELS, VERDICTS, MARKED, LABEL_TEXT, LABEL_SHORT, ERROR_TYPES, UNCALIBRATED,
-    count, countsText, checkedCount, byDoubt, showsP, isLabelWord, isKnown, colourChip, errorTypeText, errorTypeTitle,
+    count, countsText, checkedCount, byDoubt, showsP, pText, isLabelWord, isKnown, colourChip, errorTypeText, errorTypeTitle,
   };
   root.SC = root.SC || {};
   root.SC.labels = api;

@@ -8,6 +8,9 @@
 
   const percent = (p) => (p > 0 && p < 0.01 ? "<1%" : p > 0.99 && p < 1 ? ">99%" : Math.round(p * 100) + "%");
   const oneLine = (t) => String(t).split(/\s+/).filter(Boolean).join(" ");
+  // A quote that is itself in quotation marks is not quoted twice (backend/sourcecheck/cards.py quoted()).
+  const QUOTES = "\"'“”‘’«»„";
+  const unquote = (t) => (t.length > 1 && QUOTES.includes(t[0]) && QUOTES.includes(t[t.length - 1]) ? t.slice(1, -1).trim() : t);
 
   /** result: {sentences, verdicts, summary} as POST /check answers it; meta: {title, url, checkedAt}. */
   function markdown(result, meta = {}) {
@@ -41,7 +44,7 @@
       for (const e of v.evidence || []) {
         const where = [e.filename || e.document_id, e.page ? `p. ${e.page}` : ""].filter(Boolean).join(", ");
         const stance = e.stance && e.stance !== "related" ? ` (${e.stance})` : "";
-        lines.push(`- Evidence, ${where}${stance}: “${oneLine(e.quote || "")}”`);
+        lines.push(`- Evidence, ${where}${stance}: “${unquote(oneLine(e.quote || ""))}”`);
       }
       if (lines[lines.length - 1]) lines.push("");
     });

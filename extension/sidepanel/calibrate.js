@@ -14,9 +14,27 @@
 
   function showCalibrated(calibrated, about) {
     $("calibration-state").textContent = calibrated
-      ? "This judge is calibrated" + (about && about.fitted_on ? ` (${about.fitted_on}).` : ".")
+      ? "This judge is calibrated."
       : "This judge is not calibrated yet: its grades use the default model's scale.";
+    // how it was fitted is a developer's line (a command and its sets): there on hover, not in the narrow column
+    $("calibration-state").title = calibrated && about && about.fitted_on ? about.fitted_on : "";
     $("calibration-state").dataset.calibrated = String(!!calibrated);
+  }
+
+  /** What a calibration will do and about how long, asked before it starts (it holds the judge for a long while). */
+  function ask(c) {
+    const n = c.total || "about 200";
+    $("calibrate-ask-text").textContent = `Calibrating reads ${n} labelled sentences with this judge, one at a time, ` +
+      `on this machine: about as long as checking ${n} sentences (with the default judge on a 2-core laptop, ` +
+      "20 minutes to an hour). Checks wait until it is done; Cancel stops it and keeps the grades the judge has.";
+    $("calibrate-ask").hidden = false;
+    $("calibrate").hidden = true;
+    $("calibrate-start").focus();
+  }
+
+  function unask() {
+    $("calibrate-ask").hidden = true;
+    $("calibrate").hidden = false;
   }
 
   /** Show a calibration's status {state, done, total, eta_s, calibrated, error}; quiet: only a running one. */
@@ -82,6 +100,20 @@
   }
 
   $("calibrate").addEventListener("click", async () => {
+    $("calibrate").disabled = true;
+    try {
+      ask((await P.call((client) => client.calibration())).calibration);
+    } catch (err) {
+      showError(err);
+    } finally {
+      $("calibrate").disabled = false;
+    }
+  });
+
+  $("calibrate-not-now").addEventListener("click", unask);
+
+  $("calibrate-start").addEventListener("click", async () => {
+    unask();
     $("calibrate").disabled = true;
     $("calibrate-msg").textContent = "Starting…";
     try {

@@ -64,7 +64,7 @@
     info.append(el("div", "name", d.title || d.filename));
     const busy = d.status !== "ready" && d.status !== "failed";
     const bits = [d.title && d.title !== d.filename ? d.filename : null, d.year, d.pages ? L.count(d.pages, "page") : null,
-      d.status === "ready" ? L.count(d.chunks || 0, "passage") : busy ? `${d.status}… ${Math.round((d.progress || 0) * 100)}%` : d.status];
+      d.status === "ready" ? `ready · ${L.count(d.chunks || 0, "passage")}` : busy ? `${d.status}… ${Math.round((d.progress || 0) * 100)}%` : d.status];
     const meta = el("div", "hint" + (d.status === "failed" ? " status-failed" : ""), bits.filter(Boolean).join(" · "));
     info.append(meta);
     if (d.status === "failed" && d.error) info.append(el("div", "hint status-failed", typeof d.error === "string" ? d.error : d.error.message));

@@ -1,11 +1,11 @@
-"""Issue 36, item 1: answers shaped like ChatGPT's, Claude's and Gemini's (headings, nested and lower-case lists,
-items without final punctuation, tables, inline code, code blocks, KaTeX, a <br>) are checked sentence by sentence.
+"""Issue 36, item 1: answers shaped like ChatGPT's, Claude's and Gemini's (headings, nested and lower-case lists, items
+without final punctuation, tables, inline code, code blocks, KaTeX, a <br>) are checked sentence by sentence.
 
 The reference is the answer's text with its breaks kept, built here from the page by the rule the extension must
 follow (a blank line at the edge of a heading, paragraph, list item, table cell, code block or pre; "### " before a
-heading's text; a newline at a <br> and in <pre>; other whitespace one space; a formula once, as drawn), and split by the backend's own splitter.
-The extension must send sentences for exactly that split, and draw one mark per checked sentence, none across a
-block."""
+heading's text; a newline at a <br> and in <pre>; other whitespace one space; a formula once, as drawn), and split by
+the backend's own splitter. The extension must send sentences for exactly that split, and draw one mark per checked
+sentence, none across a block."""
 
 import re
 

@@ -263,7 +263,14 @@ def test_calibrate_the_judge_from_the_side_panel(ext, stub, artifacts):
     wait_until(lambda: "not calibrated yet" in state.inner_text(), what="the judge said uncalibrated")
     assert "not calibrated" in panel.locator("#status-model").inner_text()
     stub.step = 12  # slow: one twentieth a second
+    panel.click("#calibrate")  # says what it will do and about how long, and asks: nothing starts yet
+    ask = panel.locator("#calibrate-ask-text")
+    wait_until(lambda: ask.is_visible() and "240 labelled sentences" in ask.inner_text(), what="the question")
+    assert "minutes" in ask.inner_text() and "POST" not in stub.calls
+    panel.click("#calibrate-not-now")
+    assert not ask.is_visible() and "POST" not in stub.calls and panel.locator("#calibrate").is_visible()
     panel.click("#calibrate")
+    panel.click("#calibrate-start")
     msg = panel.locator("#calibrate-msg")
     wait_until(lambda: re.search(r"^\d+ of 240 sentences · about \d+ min left$", msg.inner_text()), what="progress")
     assert panel.locator("#calibrate-progress").is_visible()
@@ -274,11 +281,13 @@ def test_calibrate_the_judge_from_the_side_panel(ext, stub, artifacts):
     assert "DELETE" in stub.calls and not panel.locator("#calibrate-progress").is_visible()
     stub.step = 80
     panel.click("#calibrate")
+    panel.click("#calibrate-start")
     wait_until(lambda: "Calibrated" in msg.inner_text(), what="the calibration to finish")
-    wait_until(lambda: "This judge is calibrated (2026-05-01)." == state.inner_text(), what="the judge said calibrated")
+    wait_until(lambda: "This judge is calibrated." == state.inner_text(), what="the judge said calibrated")
+    assert state.get_attribute("title") == "2026-05-01"  # how it was fitted: on hover, not in the column
     wait_until(lambda: "not calibrated" not in panel.locator("#status-model").inner_text(), what="the status line")
     # polled once a second, not faster
-    assert 3 <= stub.calls.count("GET") <= 8, stub.calls
+    assert 3 <= stub.calls.count("GET") - 2 <= 8, stub.calls  # (two GETs were the questions before each start)
 
 
 def test_a_label_this_version_does_not_know_is_a_neutral_mark(ext, chat, stub):
@@ -387,6 +396,11 @@ def test_through_the_real_backend_calibrate_the_judge_from_the_panel(ext, chat, 
     panel.wait_for_selector("#calibration:not([hidden])")
     wait_until(lambda: "not calibrated yet" in panel.locator("#calibration-state").inner_text(), what="uncalibrated")
     panel.click("#calibrate")
+    from sourcecheck.calibrate import calibration_size
+
+    asked = panel.locator("#calibrate-ask-text")  # the real backend's count of what it will read
+    wait_until(lambda: f"reads {calibration_size()} labelled sentences" in asked.inner_text(), what="the question")
+    panel.click("#calibrate-start")
     msg = panel.locator("#calibrate-msg")
     wait_until(lambda: "Calibrated" in msg.inner_text(), timeout=300, interval=0.5, what="the calibration")
     wait_until(

@@ -241,7 +241,8 @@ def test_a_click_on_a_mark_in_an_editor_gives_the_card_the_keys_and_nothing_is_t
     )
     wait_until(lambda: card_text(ui), what="the second card")
     page.evaluate(
-        f"() => {{ const e = document.getElementById('editor'); e.innerHTML = e.innerHTML.replace({S[7]!r}, 'Gone.'); }}"
+        "(s) => { const e = document.getElementById('editor'); e.innerHTML = e.innerHTML.replace(s, 'Gone.'); }",
+        S[7],
     )
     wait_until(lambda: card_text(ui) is None, what="the card of the edited sentence closed")
     assert errors == []

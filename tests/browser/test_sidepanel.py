@@ -84,6 +84,7 @@ def test_upload_by_picker_and_by_drop_then_delete(ext, backend, pdf_dir, artifac
     assert panel.locator("li.upload").count() == 0
     rows = panel.locator("li.doc").all_inner_texts()
     assert sum("river otters" in r for r in rows) == 1 and sum("mountain goats" in r for r in rows) == 1
+    assert all(" ready · " in r for r in rows if "otters" in r or "goats" in r), rows  # as the README says
     names = {d["filename"]: d for d in backend.request("GET", "/documents")["documents"]}
     assert names["picked report.pdf"]["status"] == "ready" and names["dropped.pdf"]["status"] == "ready"
     panel.screenshot(path=str(artifacts / "panel-uploads.png"), full_page=True)
@@ -176,6 +177,7 @@ def test_show_supported_setting_marks_supported_sentences(ext, chat):
 def test_the_sensitivity_setting_goes_with_each_check(ext, chat, backend):
     panel = ext.open_panel()
     wait_until(lambda: panel.locator("#sensitivity").input_value() == "balanced", what="the default sensitivity")
+    assert panel.locator("label[for=sensitivity]").inner_text() == "Sensitivity"  # the README's and docs' word
     panel.select_option("#sensitivity", "strict")
     wait_until(lambda: ext.stored().get("sensitivity") == "strict", what="the stored sensitivity")
     # The check sends it: a value the backend does not know comes back as its clear 400, shown on the page.

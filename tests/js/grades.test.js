@@ -46,6 +46,20 @@ test("P(supported) shows beside an uncertain label always, beside the others onl
   assert.equal(L.showsP("uncertain", null), false);
 });
 
+test("every card with a score says it, and where the score disagrees with the label, what decided instead", () => {
+  assert.equal(L.pText("supported", 0.9, null), "P(supported) 90%");
+  assert.equal(L.pText("contradicted", 0.79, { kind: "number" }), "P(supported) 79%, overruled: the passage states another value");
+  assert.equal(L.pText("unsupported", 0.62, null), "P(supported) 62%, graded by the sensitivity setting");
+  assert.equal(L.pText("supported", 0.41, null), "P(supported) 41%, graded by the sensitivity setting");
+  assert.equal(L.pText("skipped", null, null), null);
+  const win = dom("<div id=card></div>");
+  const { fill } = load("content/card.js");
+  const card = win.document.getElementById("card");
+  fill(card, { text: "FAVA was trained on 53k instances.", label: "contradicted",
+    verdict: { label: "contradicted", p_supported: 0.79, conflict: { kind: "number" }, evidence: [] } }, HANDLERS);
+  assert.match(card.querySelector(".prob").textContent, /79%, overruled/);
+});
+
 test("an uncertain card shows its critique as given, the closest passage, its page, and no revision or Apply", () => {
   const win = dom("<div id=card></div>");
   const { fill } = load("content/card.js");

@@ -173,6 +173,25 @@ def test_the_server_calibrates_its_judge_in_the_background_and_then_grades_by_it
     assert health["calibrated"] is True and health["calibration"]["judge"] == "fake:fake"
     assert get_services(app).judge().calibrated is True
     assert client.delete("/api/v1/calibrate").get_json()["calibration"]["state"] == "done"
+    # a finer calibration on record (all 214 sentences, say): a coarse one does not replace it unless told to
+    finer = {**json.loads(kept.read_text()), "n": 214}
+    kept.write_text(json.dumps(finer))
+    refused = client.post("/api/v1/calibrate", json={"limit": 1})
+    assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "calibration_coarser"
+    assert json.loads(kept.read_text())["n"] == 214 and "replace" in refused.get_json()["error"]["message"]
+    assert client.get("/api/v1/calibrate").get_json()["calibration"]["sentences"] == 214
+    assert client.post("/api/v1/calibrate", json={"limit": 1, "replace": 1}).status_code == 400
+    assert client.post("/api/v1/calibrate", json={"limit": 1, "replace": True}).status_code == 202
+
+
+def test_before_a_calibration_starts_its_status_says_how_many_sentences_it_reads(settings, tmp_path):
+    from sourcecheck.app import create_app
+    from sourcecheck.calibrate import calibration_size
+    from support import make_client
+
+    status = make_client(create_app({**settings, "MODELS_DIR": str(tmp_path / "models")})).get("/api/v1/calibrate")
+    got = status.get_json()["calibration"]
+    assert got["state"] == "idle" and got["total"] == calibration_size() > 200 and got["sentences"] is None
 
 
 def test_a_judge_with_a_small_context_is_asked_over_each_sentences_own_evidence_when_the_block_is_too_long():

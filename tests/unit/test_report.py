@@ -114,3 +114,16 @@ def test_a_cancelled_check_says_which_sentences_were_not_checked():
     md = markdown({**RESULT, "verdicts": RESULT["verdicts"][:1], "summary": None})
     assert "- Result: 1 contradicted, 1 skipped, 1 not checked" in md
     assert "## 3. Not checked (the check was stopped first)" in md and "## 1. Not a factual claim" in md
+
+
+def test_a_quote_in_quotation_marks_is_quoted_once_and_a_critique_ends_with_one_stop():
+    from sourcecheck.cards import closed, in_quotes
+
+    assert (
+        in_quotes("“Diagnostic Checking in Regression Relationships”")
+        == "“Diagnostic Checking in Regression Relationships”"
+    )
+    assert in_quotes(' "Tests for 76 series." ') == "“Tests for 76 series.”"
+    assert in_quotes("the authors' data") == "“the authors' data”"  # an apostrophe is no quotation mark
+    assert closed("page 3 says 158: “… is 158.”") == "page 3 says 158: “… is 158.”"
+    assert closed("page 3 says 158: “158 in all”") == "page 3 says 158: “158 in all”."

@@ -18,9 +18,11 @@ def start() -> tuple[dict[str, Any], int]:
     limit = body.get("limit")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise BadRequest("'limit' is the number of answers of each kind to calibrate on: a whole number from 1.")
+    if not isinstance(body.get("replace", False), bool):
+        raise BadRequest("'replace' is true or false: whether a coarser calibration may replace a finer one.")
     svc = get_services()
     svc.model().prepare()  # a missing or broken model: its error now, not a failed calibration later
-    svc.start_calibration(limit)
+    svc.start_calibration(limit, replace=body.get("replace", False))
     return {"ok": True, "calibration": svc.calibration_status()}, 202
 
 
