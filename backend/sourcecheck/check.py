@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sourcecheck.citations import find_citations, keep_citations, strip_citations
-from sourcecheck.conflict import find_conflicts, most_relevant_first
+from sourcecheck.conflict import find_conflicts, most_relevant_first, states_claim
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import Evidence, EvidenceBlock, select_evidence, shortlist
 from sourcecheck.sentences import Sentence, split_sentences
@@ -245,7 +245,7 @@ def score_sentence(
     if conflict is None and p < band[1] and not decompose:
         conflict = judge.read_conflict(claim, evidence, shown, p, band[1])
     # 4 decide
-    verdict = decide(p, band, conflict, disagreement, len(evidence))
+    verdict = decide(p, band, conflict, disagreement, [states_claim(claim, e) for e in evidence])
     return Score(claim, list(evidence), list(shown), p_raw, p, verdict.found, verdict.label, verdict.stances)
 
 

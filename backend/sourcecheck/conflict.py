@@ -30,7 +30,8 @@ from sourcecheck.quantities import (
     unclaimed_numbers,
 )
 from sourcecheck.sentences import sentence_texts
-from sourcecheck.words import STEM_LETTERS, stems
+from sourcecheck.numerals import numbers
+from sourcecheck.words import STEM_LETTERS, names, stems
 
 # When a source sentence is about the claim: the claim's content stems (its words other than negations and
 # direction words, which are what a conflicting sentence changes) that the sentence has too.
@@ -49,6 +50,18 @@ class EvidenceItem(Protocol):
     def passage(self) -> str: ...
     @property
     def quote(self) -> str: ...
+
+
+def states_claim(claim: str, item: EvidenceItem) -> bool:
+    """Whether an evidence item states the claim as far as the data tells: each value the claim states is in the
+    item's passage, each name the claim uses mid-sentence too, and the item states none of them otherwise. What a
+    card may tag "supports": never a quote whose value or name differs from the sentence's."""
+    text = item.passage
+    if not numbers(claim) <= numbers(text):
+        return False
+    if not names(claim, sentence_starts=False) <= {w.lower() for w in re.findall(r"[\w'’-]+", text)}:
+        return False
+    return find_conflict(claim, [item]) is None
 
 
 def most_relevant_first(evidence: Sequence[object]) -> list[int]:

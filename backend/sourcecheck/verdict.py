@@ -29,11 +29,13 @@ def decide(
     band: Sequence[float],
     conflict: Conflict | None,
     disagreement: Disagreement | None,
-    n_evidence: int,
+    states: Sequence[bool],
 ) -> Verdict:
     """Red only for a conflict found in the sources, whatever P(supported) says (the model says Yes to sentences
     close to the excerpts, docs/quality.md); otherwise by the judge's band (calibration.grade): supported at its
-    high edge or above, uncertain inside it, unsupported below it."""
+    high edge or above, uncertain inside it, unsupported below it. states: per evidence item, whether it states the
+    claim (reading.states_claim): only such an item is tagged "supports", never one whose value or name differs."""
+    n_evidence = len(states)
     stances = ["related"] * n_evidence
     if conflict is not None:
         stances[conflict.evidence] = "refutes"
@@ -43,8 +45,10 @@ def decide(
         return Verdict(label, stances, None)
     if disagreement is not None:  # the card shows both documents
         stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
-    elif n_evidence:
-        stances[-1] = "supports"  # the most relevant item (evidence lists are most relevant last)
+    else:  # the most relevant item that states the claim (evidence lists are most relevant last), if one does
+        stating = [i for i, ok in enumerate(states) if ok]
+        if stating:
+            stances[stating[-1]] = "supports"
     return Verdict("supported", stances, disagreement)
 
 

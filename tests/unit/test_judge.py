@@ -69,7 +69,7 @@ def test_supported_verdict_needs_no_critique():
         (
             "The main span is not 1,280 meters long.",
             "contradictory",
-            "a.pdf, page 1 says the opposite: “The main span is 1,280 meters long.”. "
+            "a.pdf, page 1 says the opposite: “The main span is 1,280 meters long.” "
             "No revision offered: the sentence needs rewording, not one word put in place of another.",
             None,
         ),
@@ -120,7 +120,7 @@ def test_a_red_card_offers_the_sources_value_verified_by_the_judge_or_says_why_n
     model.enqueue({"Yes": 0.1, "No": 0.9}, {"Yes": answer, "No": 1 - answer})  # the sentence, then its revision
     v = verdict(Judge(model, calibration=IDENTITY), claim, [ev(page, page=3)])
     assert v["label"] == "contradicted" and v["revised"] == revised
-    assert v["critique"].endswith(f"“{page}”" + (f".{reason}" if reason else ""))
+    assert v["critique"].endswith(f"“{page}”" + reason)  # one stop: the quote's own
     assert [kind for kind, _ in model.history] == ["choose", "choose"]  # the revision was read by the judge
 
 
