@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from sourcecheck.numerals import numbers
 from sourcecheck.phrases import (
     NEGATIONS,
     OPPOSITE,
@@ -30,7 +31,6 @@ from sourcecheck.quantities import (
     unclaimed_numbers,
 )
 from sourcecheck.sentences import sentence_texts
-from sourcecheck.numerals import numbers
 from sourcecheck.words import STEM_LETTERS, names, stems
 
 # When a source sentence is about the claim: the claim's content stems (its words other than negations and

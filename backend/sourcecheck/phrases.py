@@ -34,11 +34,25 @@ _PAIRS = (
     "sufficient insufficient|likely unlikely|successful unsuccessful|feasible infeasible|valid invalid|"
     "reliable unreliable|efficient inefficient|appropriate inappropriate|satisfied dissatisfied"
 )
+# Closed sets of values that exclude each other: one said of a thing where the source says another of the same thing
+# ("76 quarterly series" beside "76 monthly time series") is a conflict as a reversed direction is. Each word's
+# opposites are the rest of its set. (Not the months: "may" and "march" are verbs as often; nor units of time: "two
+# weeks" is "14 days".)
+_EXCLUSIVE = (
+    "hourly daily weekly fortnightly monthly quarterly annual yearly|"
+    "monday tuesday wednesday thursday friday saturday sunday|"
+    "univariate multivariate|linear nonlinear|parametric nonparametric|supervised unsupervised"
+)
 OPPOSITE: dict[str, set[str]] = {}
 for _pair in _PAIRS.split("|"):
     _a, _b = _pair.split()
     OPPOSITE.setdefault(_a, set()).add(_b)
     OPPOSITE.setdefault(_b, set()).add(_a)
+_SAME = {"annual": "yearly", "yearly": "annual"}  # one value under two names
+for _set in _EXCLUSIVE.split("|"):
+    _members = set(_set.split())
+    for _a in _members:
+        OPPOSITE.setdefault(_a, set()).update(_members - {_a, _SAME.get(_a, _a)})
 # "before" and "after" name moments, not directions: "before and after treatment" states both for one thing, so
 # a claim that pairs them with other words than its source does is reworded, not crossed.
 NOT_PAIRED = {"before", "after"}

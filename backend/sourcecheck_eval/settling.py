@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     vectors = SentenceVectors(MiniLMEmbedding(), limit=200_000)
     everything = []
     for path in args.sets:
-        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
         rows = measure(records, vectors)
         everything += [{"set": str(path), **r} for r in rows]
         tuned = [r for r in rows if not r["kept_aside"]]

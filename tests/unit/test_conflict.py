@@ -80,6 +80,44 @@ def test_the_same_fact_written_another_way_is_no_conflict(claim, source):
     assert find_conflict(claim, [ev(source)]) is None
 
 
+@pytest.mark.parametrize(
+    "claim, source, expected",
+    [
+        (
+            "Stock and Watson analysed 76 quarterly macroeconomic time series.",
+            "Stock and Watson (1996) analyse 76 monthly U.S. macroeconomic time series.",
+            ("direction", "quarterly", "monthly"),
+        ),
+        (
+            "The survey of otters ran weekly along the coast.",
+            "The survey of otters ran monthly along the coast.",
+            ("direction", "weekly", "monthly"),
+        ),
+        (
+            "The test fits a multivariate regression of the residuals.",
+            "The test fits a univariate regression of the residuals.",
+            ("direction", "multivariate", "univariate"),
+        ),
+    ],
+)
+def test_one_value_of_a_closed_set_where_the_source_has_another_is_a_conflict(claim, source, expected):
+    found = find_conflict(claim, [ev(source)])
+    assert found and (found.kind, found.claim_value, found.source_value) == expected
+    assert corrected(claim, found) == claim.replace(expected[1], expected[2])
+
+
+@pytest.mark.parametrize(
+    "claim, source",
+    [
+        ("The index is updated daily.", "The index is updated daily and archived weekly."),  # both: no conflict
+        ("Patients improved within two weeks of enrolment.", "Patients improved within 14 days of enrolment."),
+        ("The model is trained daily on new data.", "Results are reported weekly in a newsletter about it."),
+    ],
+)
+def test_values_of_a_closed_set_said_of_different_things_are_no_conflict(claim, source):
+    assert find_conflict(claim, [ev(source)]) is None
+
+
 def test_a_correction_replaces_the_whole_word_only():
     claim = "Furthermore, the treated group showed more relapses than controls."
     found = find_conflict(claim, [ev("The treated group showed fewer relapses than controls.")])
