@@ -134,6 +134,8 @@ def select_evidence(
     cosine with the claim} (SentenceVectors.similarity); without it, sentences match by words and numbers only.
     Words weigh by how rare they are among the candidate sentences (IDF): a paper set about one topic shares
     its topic words, so what settles a claim is the sentence with its specific words and numbers."""
+    if SENTENCE_PICK:
+        return _pick_sentences(claim, hits, filenames, k, similarity)
     ranked = _rank(claim, hits, similarity)
     ranked.sort(key=lambda r: -r[0])
     chosen: list[Ranked] = []
@@ -148,6 +150,74 @@ def select_evidence(
             break
     evidence = [_evidence(hit, sentences, span, score, filenames) for score, hit, sentences, span in chosen]
     return list(reversed(evidence))
+
+
+SENTENCE_PICK = True
+PART_GAIN = 0.5  # weight of the claim's rare words and numbers a sentence adds that the picked ones lack
+
+
+def _pick_sentences(
+    claim: str, hits: Sequence[Hit], filenames: Mapping[str, str], k: int, similarity: Similarity | None
+) -> list[Evidence]:
+    """k items, each around one sentence of the candidates, picked one at a time: the sentence that matches the
+    claim best (as _rank scores a chunk's best sentence) plus PART_GAIN of the claim's rare words and numbers it adds
+    to those picked so far. A chat sentence merged from two places gets a window on each; a chunk may give two."""
+    claim_words, claim_numbers = _stems(claim), numbers(claim)
+    parts = [split_passage(hit.text) for hit in hits]
+    found = [(_stems(s), numbers(s)) for part in parts for s in part.sentences]
+    weight = rarity([words for words, _ in found], claim_words)
+    top = max(weight.values(), default=1.0)
+    total = math.fsum(weight.values()) + top * len(claim_numbers) or 1.0
+    found_at = dict(zip((s for part in parts for s in part.sentences), found))
+
+    def coverage(words: set[str], nums: set[str]) -> float:
+        return (math.fsum(weight[w] for w in claim_words & words) + top * len(claim_numbers & nums)) / total
+
+    def match(s: str) -> float:
+        if similarity is None or s not in similarity:
+            return coverage(*found_at[s])
+        return SENTENCE_EMBEDDING * similarity[s] + (1 - SENTENCE_EMBEDDING) * coverage(*found_at[s])
+
+    candidates = []  # (base score, hit number, sentence index)
+    for h, (hit, part) in enumerate(zip(hits, parts)):
+        options = [i for i in range(len(part.sentences)) if i not in part.labels] or range(len(part.sentences))
+        for i in options:
+            base = CHUNK_SIMILARITY * max(hit.similarity, 0.0) + (1 - CHUNK_SIMILARITY) * match(part.sentences[i])
+            candidates.append((base, h, i))
+    covered_words: set[str] = set()
+    covered_numbers: set[str] = set()
+    chosen: list[Evidence] = []
+    shown: list[tuple[int, int, int]] = []  # (hit number, first, last sentence) of each chosen window
+    while candidates and len(chosen) < k:
+        best = max(
+            candidates,
+            key=lambda c: c[0]
+            + PART_GAIN
+            * coverage(
+                found_at[parts[c[1]].sentences[c[2]]][0] - covered_words,
+                found_at[parts[c[1]].sentences[c[2]]][1] - covered_numbers,
+            ),
+        )
+        candidates.remove(best)
+        score, h, i = best
+        hit, sentences = hits[h], parts[h].sentences
+        if any(h2 == h and lo <= i < hi for h2, lo, hi in shown) or any(
+            hits[h2].document_id == hit.document_id
+            and hits[h2].page == hit.page
+            and hits[h2].start < hit.end
+            and hit.start < hits[h2].end
+            and sentences[i] in " ".join(parts[h2].sentences[lo:hi])
+            for h2, lo, hi in shown
+        ):
+            continue  # already in a window shown (this chunk's, or an overlapping neighbour's)
+        span = _quote_span(sentences, i, found_at, coverage, parts[h].labels)
+        item, window = _evidence_window(hit, sentences, span, score, filenames)
+        chosen.append(item)
+        shown.append((h, *window))
+        for s in sentences[span[0] : span[1]]:
+            covered_words |= found_at[s][0]
+            covered_numbers |= found_at[s][1]
+    return list(reversed(chosen))
 
 
 def _rank(claim: str, hits: Sequence[Hit], similarity: Similarity | None) -> list[Ranked]:
@@ -283,6 +353,13 @@ def _quote_span(
 def _evidence(
     hit: Hit, sentences: Sequence[str], span: tuple[int, int], score: float, filenames: Mapping[str, str]
 ) -> Evidence:
+    return _evidence_window(hit, sentences, span, score, filenames)[0]
+
+
+def _evidence_window(
+    hit: Hit, sentences: Sequence[str], span: tuple[int, int], score: float, filenames: Mapping[str, str]
+) -> tuple[Evidence, tuple[int, int]]:
+    """The evidence item of a quote (the sentences span), and the (first, last + 1) sentences its passage holds."""
     lo, hi = span
     quote = " ".join(" ".join(sentences[lo:hi]).split()[:PASSAGE_WORDS])
     while True:  # widen the passage around the quote while it stays short
@@ -296,9 +373,10 @@ def _evidence(
     opens_line = split_passage(hit.text).opens_line
     passage = "".join(("\n" if i in opens_line else " ") * (i > lo) + sentences[i] for i in range(lo, hi))
     passage = passage if len(passage.split()) <= PASSAGE_WORDS else quote  # one sentence longer than a passage
-    return Evidence(
+    item = Evidence(
         hit.document_id, filenames.get(hit.document_id, ""), hit.page, quote, passage, min(1.0, max(0.0, score))
     )
+    return item, (lo, hi)
 
 
 def format_sources(evidence: Sequence[Evidence]) -> str:
