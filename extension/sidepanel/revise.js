@@ -9,6 +9,8 @@
   const P = globalThis.SC.panel;
   const { $, el } = P;
   const LEFT = "left as written: no revision your PDFs support";
+  // An uncertain sentence was checked neither way: nothing says it is wrong, so nothing is offered for it.
+  const UNSURE = "left as written: not sure either way, so no revision is offered";
   let shownFor = null;  // the check whose revision is shown
 
   /** The check again with revise on (the backend answers from its cache): its sentences, verdicts and summary. */
@@ -39,7 +41,8 @@
     for (const s of r.sentences) {
       const v = r.verdicts[s.index];
       if (!v || v.label === "supported") continue;
-      if (unrevised.has(s.index) || !v.revised) rows.push({ left: s.text });
+      if (v.label === "uncertain") rows.push({ left: s.text, note: UNSURE });
+      else if (unrevised.has(s.index) || !v.revised) rows.push({ left: s.text, note: LEFT });
       else if (v.revised !== s.text) rows.push({ changed: D.wordDiff(s.text, v.revised) });
     }
     return rows;
@@ -49,7 +52,7 @@
     $("revision-diff").replaceChildren(...rows.map((row) => {
       if (row.left) {
         const li = el("li", "unrevised");
-        li.append(el("span", "text", row.left), el("span", "note", LEFT));
+        li.append(el("span", "text", row.left), el("span", "note", row.note));
         return li;
       }
       const li = el("li", "changed diff");
