@@ -12,7 +12,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # annotations only: evidence is made from the hits search ret
     from sourcecheck.search import Hit
 
 Similarity = Mapping[str, float]  # {sentence: cosine with the claim} (SentenceVectors.similarity)
-Ranked = tuple[float, "Hit", tuple[str, ...], tuple[int, int]]  # score, hit, its sentences, its quote's span
 
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
 _LINE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
@@ -69,13 +68,14 @@ SHORTLIST = 10  # chunks per claim whose sentences are embedded (a cheap first r
 
 
 def shortlist(claim: str, hits: Sequence[Hit], n: int = SHORTLIST) -> list[Hit]:
-    """The n hits a claim's evidence is chosen from, by a cheap first rank (the rerank below without
+    """The n hits a claim's evidence is chosen from, by a cheap first rank (each chunk by its best sentence, without
     sentence embeddings), in their original order: it bounds what SentenceVectors embeds."""
     if len(hits) <= n:
         return list(hits)
-    scores = _rank(claim, hits, None)
-    keep = {id(hit) for _, hit, _, _ in sorted(scores, key=lambda r: -r[0])[:n]}
-    return [hit for hit in hits if id(hit) in keep]
+    m = Matcher(claim, hits, None)
+    best = [max(m.score(h, i) for i in _options(part)) for h, part in enumerate(m.parts)]
+    keep = set(sorted(range(len(hits)), key=lambda h: -best[h])[:n])
+    return [hit for h, hit in enumerate(hits) if h in keep]
 
 
 class SentenceVectors:
@@ -127,129 +127,91 @@ class SentenceVectors:
 def select_evidence(
     claim: str, hits: Sequence[Hit], filenames: Mapping[str, str], k: int = 5, similarity: Similarity | None = None
 ) -> list[Evidence]:
-    """Rerank hits for the claim, keep k that do not overlap, most relevant LAST (nearest the claim).
-
-    A chunk counts by its sentence that best matches the claim, which becomes its quote: a chunk of a paper
-    is about several things, and the card should open on the one the claim is about. similarity: {sentence:
-    cosine with the claim} (SentenceVectors.similarity); without it, sentences match by words and numbers only.
-    Words weigh by how rare they are among the candidate sentences (IDF): a paper set about one topic shares
-    its topic words, so what settles a claim is the sentence with its specific words and numbers."""
-    if SENTENCE_PICK:
-        return _pick_sentences(claim, hits, filenames, k, similarity)
-    ranked = _rank(claim, hits, similarity)
-    ranked.sort(key=lambda r: -r[0])
-    chosen: list[Ranked] = []
-    for score, hit, sentences, best in ranked:
-        if any(
-            h.document_id == hit.document_id and h.page == hit.page and h.start < hit.end and hit.start < h.end
-            for _, h, _, _ in chosen
-        ):
-            continue  # neighbouring chunks overlap: keep the better one
-        chosen.append((score, hit, sentences, best))
-        if len(chosen) == k:
-            break
-    evidence = [_evidence(hit, sentences, span, score, filenames) for score, hit, sentences, span in chosen]
-    return list(reversed(evidence))
-
-
-SENTENCE_PICK = True
-PART_GAIN = 0.5  # weight of the claim's rare words and numbers a sentence adds that the picked ones lack
-
-
-def _pick_sentences(
-    claim: str, hits: Sequence[Hit], filenames: Mapping[str, str], k: int, similarity: Similarity | None
-) -> list[Evidence]:
-    """k items, each around one sentence of the candidates, picked one at a time: the sentence that matches the
-    claim best (as _rank scores a chunk's best sentence) plus PART_GAIN of the claim's rare words and numbers it adds
-    to those picked so far. A chat sentence merged from two places gets a window on each; a chunk may give two."""
-    claim_words, claim_numbers = _stems(claim), numbers(claim)
-    parts = [split_passage(hit.text) for hit in hits]
-    found = [(_stems(s), numbers(s)) for part in parts for s in part.sentences]
-    weight = rarity([words for words, _ in found], claim_words)
-    top = max(weight.values(), default=1.0)
-    total = math.fsum(weight.values()) + top * len(claim_numbers) or 1.0
-    found_at = dict(zip((s for part in parts for s in part.sentences), found))
-
-    def coverage(words: set[str], nums: set[str]) -> float:
-        return (math.fsum(weight[w] for w in claim_words & words) + top * len(claim_numbers & nums)) / total
-
-    def match(s: str) -> float:
-        if similarity is None or s not in similarity:
-            return coverage(*found_at[s])
-        return SENTENCE_EMBEDDING * similarity[s] + (1 - SENTENCE_EMBEDDING) * coverage(*found_at[s])
-
-    candidates = []  # (base score, hit number, sentence index)
-    for h, (hit, part) in enumerate(zip(hits, parts)):
-        options = [i for i in range(len(part.sentences)) if i not in part.labels] or range(len(part.sentences))
-        for i in options:
-            base = CHUNK_SIMILARITY * max(hit.similarity, 0.0) + (1 - CHUNK_SIMILARITY) * match(part.sentences[i])
-            candidates.append((base, h, i))
-    covered_words: set[str] = set()
-    covered_numbers: set[str] = set()
+    """k evidence items for the claim, most relevant LAST (nearest the claim), each around one sentence of the
+    candidate chunks, picked one at a time: the sentence that matches the claim best (Matcher.score) plus PART_GAIN
+    of the claim's rare words and numbers it adds to those picked so far. So a chat sentence merged from two places
+    gets a window on each, a chunk may give two windows, and the quote a card opens on is the sentence that settles
+    the claim, not only the chunk's best (issue 48: among the quotes shown 73.6 -> 83.3 % on full papers).
+    similarity: {sentence: cosine with the claim} (SentenceVectors.similarity); without it, sentences match by words
+    and numbers only. No two items' windows share a sentence."""
+    m = Matcher(claim, hits, similarity)
+    candidates = [(m.score(h, i), h, i) for h, part in enumerate(m.parts) for i in _options(part)]
+    covered: tuple[set[str], set[str]] = (set(), set())
     chosen: list[Evidence] = []
-    shown: list[tuple[int, int, int]] = []  # (hit number, first, last sentence) of each chosen window
+    windows: list[tuple[int, int, int]] = []  # (hit number, first, last + 1 sentence) of each chosen window
+
+    def gain(c: tuple[float, int, int]) -> float:
+        words, nums = m.found_at[m.parts[c[1]].sentences[c[2]]]
+        return c[0] + PART_GAIN * m.coverage(words - covered[0], nums - covered[1])
+
     while candidates and len(chosen) < k:
-        best = max(
-            candidates,
-            key=lambda c: c[0]
-            + PART_GAIN
-            * coverage(
-                found_at[parts[c[1]].sentences[c[2]]][0] - covered_words,
-                found_at[parts[c[1]].sentences[c[2]]][1] - covered_numbers,
-            ),
-        )
+        best = max(candidates, key=gain)
         candidates.remove(best)
         score, h, i = best
-        hit, sentences = hits[h], parts[h].sentences
-        if any(h2 == h and lo <= i < hi for h2, lo, hi in shown) or any(
-            hits[h2].document_id == hit.document_id
-            and hits[h2].page == hit.page
-            and hits[h2].start < hit.end
-            and hit.start < hits[h2].end
-            and sentences[i] in " ".join(parts[h2].sentences[lo:hi])
-            for h2, lo, hi in shown
-        ):
-            continue  # already in a window shown (this chunk's, or an overlapping neighbour's)
-        span = _quote_span(sentences, i, found_at, coverage, parts[h].labels)
-        item, window = _evidence_window(hit, sentences, span, score, filenames)
+        hit, part = hits[h], m.parts[h]
+        taken = {j for h2, lo, hi in windows if h2 == h for j in range(lo, hi)}
+        span = _quote_span(part.sentences, i, m.found_at, m.coverage, set(part.labels) | taken)
+        if any(_overlap(hits, m.parts, (h, *span), w) for w in windows):
+            continue  # a window shown already holds its quote (this chunk's, or an overlapping neighbour's)
+        item, (lo, hi) = _evidence(hit, part.sentences, span, score, filenames, taken)
         chosen.append(item)
-        shown.append((h, *window))
-        for s in sentences[span[0] : span[1]]:
-            covered_words |= found_at[s][0]
-            covered_numbers |= found_at[s][1]
+        windows.append((h, lo, hi))
+        for s in part.sentences[span[0] : span[1]]:
+            covered[0].update(m.found_at[s][0])
+            covered[1].update(m.found_at[s][1])
     return list(reversed(chosen))
 
 
-def _rank(claim: str, hits: Sequence[Hit], similarity: Similarity | None) -> list[Ranked]:
-    """(score, hit, its sentences, the (start, end) of its quote among them) for each hit."""
-    claim_words, claim_numbers = _stems(claim), numbers(claim)
-    parts = [split_passage(hit.text) for hit in hits]
-    found = [(_stems(s), numbers(s)) for part in parts for s in part.sentences]
-    weight = rarity([words for words, _ in found], claim_words)
-    top = max(weight.values(), default=1.0)
-    # fsum: exact whatever the order, and a set's order changes with the process (hash seed): a plain sum differed in
-    # the last digit between runs, which could change a quote on an exact tie
-    total = math.fsum(weight.values()) + top * len(claim_numbers) or 1.0
+PART_GAIN = 0.5  # weight of the claim's rare words and numbers a sentence adds that the picked ones lack
 
-    def coverage(
-        words: set[str], nums: set[str]
-    ) -> float:  # the share of the claim's rare words and numbers a sentence has
-        return (math.fsum(weight[w] for w in claim_words & words) + top * len(claim_numbers & nums)) / total
 
-    def match(s: str) -> float:
-        if similarity is None or s not in similarity:
-            return coverage(*found_at[s])
-        return SENTENCE_EMBEDDING * similarity[s] + (1 - SENTENCE_EMBEDDING) * coverage(*found_at[s])
+def _options(part: Split) -> Sequence[int]:
+    """The sentences of a chunk that may be a quote: not its labels, unless it has nothing else."""
+    return [i for i in range(len(part.sentences)) if i not in part.labels] or range(len(part.sentences))
 
-    found_at = dict(zip((s for part in parts for s in part.sentences), found))
-    ranked = []
-    for hit, part in zip(hits, parts):
-        sentences, skip = part.sentences, part.labels  # a label is the quote only when nothing else is there
-        options = [i for i in range(len(sentences)) if i not in skip] or range(len(sentences))
-        best = max(options, key=lambda i: match(sentences[i]))
-        score = CHUNK_SIMILARITY * max(hit.similarity, 0.0) + (1 - CHUNK_SIMILARITY) * match(sentences[best])
-        ranked.append((score, hit, sentences, _quote_span(sentences, best, found_at, coverage, skip)))
-    return ranked
+
+def _overlap(hits: Sequence[Hit], parts: Sequence[Split], a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Whether two windows (hit number, first, last + 1 sentence) share a sentence of the page."""
+    if a[0] == b[0]:
+        return a[1] < b[2] and b[1] < a[2]
+    x, y = hits[a[0]], hits[b[0]]
+    if (x.document_id, x.page) != (y.document_id, y.page) or not (x.start < y.end and y.start < x.end):
+        return False
+    return bool(set(parts[a[0]].sentences[a[1] : a[2]]) & set(parts[b[0]].sentences[b[1] : b[2]]))
+
+
+class Matcher:
+    """How well each sentence of the candidate chunks matches the claim: SENTENCE_EMBEDDING of its similarity, the
+    rest its share of the claim's rare words and numbers (coverage; words weigh by how rare they are among the
+    candidates, IDF: a paper set about one topic shares its topic words); a sentence's score adds CHUNK_SIMILARITY
+    of its chunk's own similarity."""
+
+    def __init__(self, claim: str, hits: Sequence[Hit], similarity: Similarity | None) -> None:
+        self.hits, self.similarity = hits, similarity
+        self.claim_words, self.claim_numbers = _stems(claim), numbers(claim)
+        self.parts = [split_passage(hit.text) for hit in hits]
+        found = [(_stems(s), numbers(s)) for part in self.parts for s in part.sentences]
+        self.found_at = dict(zip((s for part in self.parts for s in part.sentences), found))
+        self.weight = rarity([words for words, _ in found], self.claim_words)
+        self.top = max(self.weight.values(), default=1.0)
+        # fsum: exact whatever the order, and a set's order changes with the process (hash seed): a plain sum
+        # differed in the last digit between runs, which could change a quote on an exact tie
+        self.total = math.fsum(self.weight.values()) + self.top * len(self.claim_numbers) or 1.0
+
+    def coverage(self, words: set[str], nums: set[str]) -> float:
+        """The share of the claim's rare words and numbers in words and nums."""
+        shared = math.fsum(self.weight[w] for w in self.claim_words & words)
+        return (shared + self.top * len(self.claim_numbers & nums)) / self.total
+
+    def match(self, s: str) -> float:
+        if self.similarity is None or s not in self.similarity:
+            return self.coverage(*self.found_at[s])
+        return SENTENCE_EMBEDDING * self.similarity[s] + (1 - SENTENCE_EMBEDDING) * self.coverage(*self.found_at[s])
+
+    def score(self, h: int, i: int) -> float:
+        """Sentence i of chunk h as evidence for the claim."""
+        similarity = max(self.hits[h].similarity, 0.0)
+        return CHUNK_SIMILARITY * similarity + (1 - CHUNK_SIMILARITY) * self.match(self.parts[h].sentences[i])
 
 
 def _stems(text: str) -> set[str]:
@@ -351,21 +313,27 @@ def _quote_span(
 
 
 def _evidence(
-    hit: Hit, sentences: Sequence[str], span: tuple[int, int], score: float, filenames: Mapping[str, str]
-) -> Evidence:
-    return _evidence_window(hit, sentences, span, score, filenames)[0]
-
-
-def _evidence_window(
-    hit: Hit, sentences: Sequence[str], span: tuple[int, int], score: float, filenames: Mapping[str, str]
+    hit: Hit,
+    sentences: Sequence[str],
+    span: tuple[int, int],
+    score: float,
+    filenames: Mapping[str, str],
+    taken: Collection[int] = (),
 ) -> tuple[Evidence, tuple[int, int]]:
-    """The evidence item of a quote (the sentences span), and the (first, last + 1) sentences its passage holds."""
+    """The evidence item of a quote (the sentences span), and the (first, last + 1) sentences its passage holds;
+    the passage grows around the quote, not into the sentences taken (another item's window of the same chunk)."""
     lo, hi = span
     quote = " ".join(" ".join(sentences[lo:hi]).split()[:PASSAGE_WORDS])
     while True:  # widen the passage around the quote while it stays short
         grew = False
         for lo2, hi2 in ((lo - 1, hi), (lo, hi + 1)):
-            if 0 <= lo2 and hi2 <= len(sentences) and len(" ".join(sentences[lo2:hi2]).split()) <= PASSAGE_WORDS:
+            added = lo2 if lo2 < lo else hi2 - 1
+            if (
+                0 <= lo2
+                and hi2 <= len(sentences)
+                and added not in taken
+                and len(" ".join(sentences[lo2:hi2]).split()) <= PASSAGE_WORDS
+            ):
                 lo, hi, grew = lo2, hi2, True
         if not grew:
             break
