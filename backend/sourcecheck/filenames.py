@@ -15,10 +15,14 @@ def clean_filename(name: str | None) -> str:
     what carries it: a NUL in the Content-Disposition header makes clients refuse the whole response (Node's
     fetch), a newline makes Werkzeug refuse to send it, an escape sequence rewrites the terminal that lists the
     library. Other characters stay: send_file sends a non-ASCII name as RFC 5987's filename*."""
-    return PurePosixPath(clean_text(name or "")).name or DEFAULT
+    return PurePosixPath(_visible(name or "")).name or DEFAULT
 
 
 def clean_text(text: str) -> str:
     """text without the characters that break a listing, a header or a terminal (as a file name is cleaned): for
     metadata from elsewhere, a Zotero title or author name."""
+    return _visible("".join(" " if c in "\t\n\r\v\f\u2028\u2029" else c for c in text))  # "Title\nSub": 2 words
+
+
+def _visible(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) not in DROPPED and c not in REORDERING)

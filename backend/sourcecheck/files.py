@@ -39,6 +39,7 @@ def read_regular(path: Path, limit: int) -> bytes:
             )
         if st.st_size > limit:
             raise too_large(path, st.st_size, limit)
+        os.set_blocking(fd, True)  # opened without blocking; read as a file is (a FUSE file may honour the flag)
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read(limit + 1)  # a file that grew since fstat is still read no further than the limit
     finally:
@@ -49,7 +50,8 @@ def read_regular(path: Path, limit: int) -> bytes:
 
 
 def _open(path: Path) -> int:
-    return os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_BINARY", 0))
+    # O_NONBLOCK: POSIX only (Windows has no FIFOs that block an open); O_BINARY: Windows only
+    return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
 
 
 def head(path: Path, n: int) -> bytes:

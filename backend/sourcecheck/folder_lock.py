@@ -30,16 +30,20 @@ class FolderLock:
     """The held lock of one folder; release() frees it (from any thread) and removes the owner's note."""
 
     def __init__(self, path: Path, release: Callable[[], None]) -> None:
-        self.path, self._release = path, release
+        self.path = path
+        self._release: Callable[[], None] | None = release
 
     def release(self) -> None:
+        if self._release is None:
+            return  # released already: a second call must not close a descriptor number reused meanwhile
+        release, self._release = self._release, None
         (self.path / OWNER).unlink(missing_ok=True)
-        self._release()
+        release()
 
 
 def hold(path: Path) -> FolderLock:
     """Lock the folder for this process; raise IndexInUse naming the process that holds it."""
-    release = _lock_folder(path) if fcntl else _lock_file(path)
+    release = (_lock_folder(path) if fcntl else None) or _lock_file(path)
     # the program and its command, not its arguments (`sourcecheck check "the text being checked"`)
     owner = {"pid": os.getpid(), "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:2]])}
     tmp = path / (OWNER + ".part")
@@ -48,16 +52,20 @@ def hold(path: Path) -> FolderLock:
     return FolderLock(path, release)
 
 
-def _lock_folder(path: Path) -> Callable[[], None]:
+def _lock_folder(path: Path) -> Callable[[], None] | None:
     """flock on the folder itself (POSIX): a lock no one can delete from under a running server, as they could a
-    lock file (a second server then got in and documents were lost)."""
+    lock file (a second server then got in and documents were lost). None where the file system cannot lock a
+    folder (NFS emulates flock with fcntl, which wants a file open for writing): the lock file then."""
     assert fcntl is not None
     fd = os.open(path, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except BlockingIOError:
         os.close(fd)
         raise IndexInUse(_in_use(path)) from None
+    except OSError:
+        os.close(fd)
+        return None
     return lambda: os.close(fd)  # closing the descriptor drops the lock
 
 

@@ -3,7 +3,9 @@ headers, footers and page numbers dropped, the reference list and acknowledgemen
 reader cannot see left out, and scanned pages read by OCR (Tesseract through PyMuPDF) when Tesseract is installed."""
 
 import functools
+import logging
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +14,8 @@ import numpy as np
 import pymupdf
 
 from sourcecheck.errors import out_of_memory
+
+log = logging.getLogger("sourcecheck")
 
 # Ligatures expanded ("ﬁ" -> "fi"), text outside the page or clipped away dropped.
 FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
@@ -172,8 +176,10 @@ def hidden_spans(page: pymupdf.Page, blocks: list[dict[str, Any]]) -> set[int]:
         return set()
     if "alpha" not in spans[0]:  # a PyMuPDF that gives none (older builds): ask the text trace
         _trace_alpha(page, spans)
-    along = {id(s): line.get("dir", (1.0, 0.0)) for b in blocks for line in b.get("lines", ()) for s in line["spans"]}
-    hidden = {id(s) for s in spans if _unreadable(s, along[id(s)])}
+    hidden = {id(s) for s in spans if _tiny(s)}
+    for line in (line for b in blocks for line in b.get("lines", ())):
+        if _squeezed(line):
+            hidden |= {id(s) for s in line["spans"]}
     turn = page.rotation_matrix if page.rotation else None  # boxes are unrotated, drawings are as the page shows
     area = page.rect
     rest = []  # (span, its box as drawn: x0, y0, x1, y1)
@@ -194,12 +200,12 @@ def hidden_spans(page: pymupdf.Page, blocks: list[dict[str, Any]]) -> set[int]:
     if drawn is None:
         return hidden
     shown, bare, origin = drawn
-    changed = _counts(_any_channel(np.abs(shown.astype(np.int16) - bare) > CHANGED))
+    changed = _counts(_any_channel(np.abs(shown.astype(np.int16) - bare) > CHANGED))  # int16: a difference's sign
     inked = _counts(_any_channel(bare < WHITE))
     pictures = [pymupdf.Rect(r) for kind, r in page.get_bboxlog() if kind in ("fill-image", "fill-imgmask")]
     for s, (x0, y0, x1, y1) in rest:
-        if min(x1 - x0, y1 - y0) < 0.5:  # a combining mark (the stroke of "≠"): no box of its own to look at
-            continue
+        if min(x1 - x0, y1 - y0) < 0.5 and all(unicodedata.combining(c) for c in s["text"].strip()):
+            continue  # a combining mark (the stroke of "≠"): no box of its own to look at
         box = _inset_box(x0 * zoom - origin.x, y0 * zoom - origin.y, x1 * zoom - origin.x, y1 * zoom - origin.y)
         if s["alpha"] < FAINT:  # an OCR layer counts only on a picture that shows something there
             seen = any(_centre(s) in r for r in pictures) and _share(inked, box) >= INKED
@@ -210,16 +216,27 @@ def hidden_spans(page: pymupdf.Page, blocks: list[dict[str, Any]]) -> set[int]:
     return hidden
 
 
-def _unreadable(span: dict[str, Any], direction: tuple[float, float]) -> bool:
-    """Microscopic text (its size and glyph box both under TINY), or text squeezed to a sliver (horizontal scaling
-    `1 Tz`): less than a tenth of its height to a character along its line's direction."""
+def _tiny(span: dict[str, Any]) -> bool:
+    """Microscopic text: its size and its glyph box both under TINY (a font's own scale is right)."""
     x0, y0, x1, y1 = span["bbox"]
-    if span["size"] < TINY and min(x1 - x0, y1 - y0) < 2 * TINY:  # its glyphs too: a font's own scale is right
-        return True
-    dx, dy = abs(direction[0]), abs(direction[1])
-    length, height = dx * (x1 - x0) + dy * (y1 - y0), dy * (x1 - x0) + dx * (y1 - y0)
-    chars = len(span["text"].strip())
-    return chars >= 4 and length < SQUEEZED * height * chars
+    return bool(span["size"] < TINY and min(x1 - x0, y1 - y0) < 2 * TINY)
+
+
+def _squeezed(line: dict[str, Any]) -> bool:
+    """A line squeezed to a sliver (horizontal scaling `1 Tz`): less than SQUEEZED of its font's size to a
+    character along its direction, over 4 characters or more (judged by the line, so that splitting it into short
+    spans does not escape; a column of three dots, LaTeX's \\vdots, is no squeezed line)."""
+    text = "".join(s["text"] for s in line["spans"]).strip()
+    chars = sum(not unicodedata.combining(c) for c in text)  # a combining mark has no width
+    size = max((s["size"] for s in line["spans"]), default=0.0)
+    if chars < 4 or not size:
+        return False
+    # the length along the line's direction from the box's side for it (a tilted line's box is wider than the line
+    # is long, never shorter), against the font's size: a box's height grows with the tilt, the size does not
+    x0, y0, x1, y1 = line["bbox"]
+    dx, dy = (abs(v) for v in line.get("dir", (1.0, 0.0)))
+    length = (x1 - x0) / dx if dx >= dy else (y1 - y0) / dy
+    return bool(length < SQUEEZED * size * chars)
 
 
 def _drawn(page: pymupdf.Page, clip: pymupdf.Rect, zoom: float) -> tuple[np.ndarray, np.ndarray, pymupdf.Point] | None:
@@ -240,12 +257,16 @@ def _drawn(page: pymupdf.Page, clip: pymupdf.Rect, zoom: float) -> tuple[np.ndar
         copy = pymupdf.open()
         copy.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
         bare = copy[0]
-        bare.add_redact_annot(bare.rect, fill=False)  # type: ignore[arg-type]  # False: no box (PyMuPDF's docs)
+        # the redaction is in the page's unrotated space: a rotated page's rect (its shown size) would leave the
+        # text of its far part in place
+        box = bare.rect * bare.derotation_matrix
+        bare.add_redact_annot(box, fill=False)  # type: ignore[arg-type]  # False: no box (PyMuPDF's docs)
         bare.apply_redactions(images=0, graphics=0, text=0)  # keep pictures, keep drawings, remove the text
         return pixels(page), pixels(bare), origin
     except Exception as e:  # noqa: BLE001 - MuPDF's errors on a damaged page: nothing is hidden rather than all
         if out_of_memory(e):
             raise
+        log.warning("Page %d could not be drawn without its text (%s): hidden text not looked for", page.number, e)
         return None
 
 
@@ -264,7 +285,7 @@ def _any_channel(mask: np.ndarray) -> np.ndarray:
 
 def _counts(mask: np.ndarray) -> np.ndarray:
     """mask's summed-area table, padded: the count of a box of it in four reads (_share)."""
-    table = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), np.int64)
+    table = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), np.int32)  # 16 M pixels fit; half int64's memory
     table[1:, 1:] = mask.cumsum(axis=0).cumsum(axis=1)
     return table
 

@@ -41,14 +41,17 @@ _PAIRS = (
 _EXCLUSIVE = (
     "hourly daily weekly fortnightly monthly quarterly annual yearly|"
     "monday tuesday wednesday thursday friday saturday sunday|"
-    "univariate multivariate|linear nonlinear|parametric nonparametric|supervised unsupervised"
+    "univariate multivariate"
 )
+# (Not linear/nonlinear and the like: "non-linear" reads as "non" and "linear", and a prefixed word, "semi-annual",
+# "self-supervised", is another value than its stem.)
 OPPOSITE: dict[str, set[str]] = {}
 for _pair in _PAIRS.split("|"):
     _a, _b = _pair.split()
     OPPOSITE.setdefault(_a, set()).add(_b)
     OPPOSITE.setdefault(_b, set()).add(_a)
 _SAME = {"annual": "yearly", "yearly": "annual"}  # one value under two names
+EXCLUSIVE_WORDS = set(_EXCLUSIVE.replace("|", " ").split())
 for _set in _EXCLUSIVE.split("|"):
     _members = set(_set.split())
     for _a in _members:
@@ -189,8 +192,8 @@ def direction_conflict(
     """A direction word (higher, increased, improves, aligned…) where the source has its opposite, about the same
     thing: DIRECTION_SHARED_WORDS around both in common, and no fewer than around a source sentence that states
     the same word (stated: direction_stated). Returns ("direction", claim's word, source's word) or None."""
-    claim_words = {w.lower(): m.start() for m in _WORD.finditer(claim) for w in [m.group(0)]}
-    source_words = {w.lower(): m.start() for m in _WORD.finditer(sentence) for w in [m.group(0)]}
+    claim_words = _plain_words(claim)
+    source_words = _plain_words(sentence)
     for w in sorted(claim_words):
         rivals = {r for r in OPPOSITE.get(w, set()) & set(source_words) if r not in claim_words}
         if not rivals or w in source_words:
@@ -203,6 +206,17 @@ def direction_conflict(
         if near >= DIRECTION_SHARED_WORDS and near >= (stated or {}).get(w, 0):
             return "direction", w, rival
     return None
+
+
+def _plain_words(text: str) -> dict[str, int]:
+    """{word, lower-cased: where it starts}, without a closed set's word that is part of a compound ("semi-annual",
+    "bi-weekly"): the compound is another value than the word."""
+    return {
+        w: m.start()
+        for m in _WORD.finditer(text)
+        for w in [m.group(0).lower()]
+        if w not in EXCLUSIVE_WORDS or text[max(0, m.start() - 1) : m.start()] != "-"
+    }
 
 
 def pairing_conflict(claim: str, sentence: str) -> tuple[str, str] | None:

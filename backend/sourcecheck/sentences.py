@@ -85,7 +85,7 @@ _ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"  # not \s, yet what separates two
 # Ethiopic ።): a sentence ends there whatever follows
 _WIDE_STOP = r"[。！？।॥։።]+[」』”’)\]]*"
 _END = re.compile(rf"{_STOP}(?=[\s{_ZERO_WIDTH}]+[\"'“‘(\[*_]*[A-Z0-9À-ÖØ-Þ])|{_STOP}$|{_WIDE_STOP}")
-_INTRO = re.compile(r"[^.!?:\n]{0,60}:(?=\s+[\"'“(\[*_]*[A-Z])")
+_INTRO = re.compile(r"[^.!?:。！？।॥։።\n]{0,60}:(?=\s+[\"'“(\[*_]*[A-Z])")  # no sentence's end inside it
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _NOT_CLAIM = re.compile(
     r"^(hi|hello|hey|thanks|thank you|sure|certainly|of course|absolutely|great question|good question|"
@@ -190,6 +190,7 @@ def _split_segment(text: str, start: int, end: int) -> list[tuple[int, int]]:
     for m in _END.finditer(seg):
         if seg[m.start()] != "." or not _is_abbreviation(seg, m.start()):
             cuts.append(m.end())
+    cuts = sorted(set(cuts))  # an intro's end and a stop's may come in either order
     if not cuts or cuts[-1] < len(seg):
         cuts.append(len(seg))
     spans, cut = [], 0

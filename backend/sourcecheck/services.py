@@ -167,8 +167,11 @@ class Services:
     def refuse_coarser(self, limit: int | None) -> None:
         """Raise calibration_coarser (409) when a calibration with this limit would read fewer sentences than the
         one the judge has: a quick, coarse one must not silently replace a finer one."""
-        scale, calibrated = self.calibration()
-        if calibrated and calibration_size(limit) < (scale.get("n") or 0):
+        if limit is None:
+            return  # a full calibration replaces anything
+        own = calibration.file_for(self.calibrations(), self.model().judge_id())
+        scale = calibration.for_judge(self.model().judge_id(), self.calibrations())[0] if own.is_file() else {}
+        if calibration_size(limit) < (scale.get("n") or 0):  # the judge's own, not the shipped one
             raise SourcecheckError(
                 f"This judge has a calibration on {scale['n']} sentences; one with limit {limit} reads only "
                 f"{calibration_size(limit)} and would replace it with a coarser one. Calibrate without a limit, or "

@@ -26,6 +26,7 @@
   let overCard = false;
   let missingTimer = null;
 
+  let keysRef = null;  // the Keys below (onMissing's reportMissing closes a card through it)
   const marks = new root.SC.Marks(doc, { isOwnUi, onMissing });
   const ui = new root.SC.UI(doc, {
     onCheck: () => startCheck(""),
@@ -60,6 +61,7 @@
     dismiss: (entry) => memory.dismiss(entry),
     restored: (entry) => memory.save(memory.pageOf(entry)),  // a mark an undo brought back is kept across reloads
   });
+  keysRef = keys;
 
   /** Put entry's revision in place of its sentence where the page's text is editable, else copy it; true when put. */
   function applyRevision(entry) {
@@ -157,8 +159,6 @@
   }
 
   function onMissing(keys, entries) {
-    // the open card's sentence is gone (edited away): its card goes with it, not left open over other text
-    if (ui.cardVisible() && entries.includes(ui.cardEntry)) ui.hideCard(true);
     clearTimeout(missingTimer);
     if (!entries.length) { reportMissing(keys, entries); return; }
     missingTimer = setTimeout(() => reportMissing(keys, entries), MISSING_GRACE_MS);
@@ -167,6 +167,9 @@
   /** Tell the side panel which sentences are gone (per check: the page may hold marks of several, or restored ones),
    * and name the gone marks in a notice; it goes when they come back. */
   function reportMissing(keys, entries) {
+    // the open card's sentence is still gone after the grace (edited away, not a re-render): its card goes with it,
+    // not left open over other text, and the focus goes back where it was
+    if (ui.cardVisible() && entries.includes(ui.cardEntry)) keysRef.close();
     const checks = new Set([...marks.entries.values()].map((e) => e.checkId));
     for (const checkId of checks) {
       const missing = keys.filter((k) => k.startsWith(checkId + ":"));

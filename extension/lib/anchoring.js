@@ -186,6 +186,8 @@
     const byNode = new Map();
     const breaks = new Map();
     const headings = new Set();  // offsets where a heading's text begins: extract() marks them for the backend
+    const opened = [];  // [offset, shown] of the headings the walk is in
+    let shown = 0;  // characters other than whitespace so far
     let length = 0;
     let pre = 0;      // how many <pre> the walk is in: their newlines are line breaks
     let last = "\n"; // last character so far; starting as a break avoids a leading virtual "\n"
@@ -203,6 +205,10 @@
       const [node, leaving] = stack.pop();
       if (leaving) {
         if (node.tagName === "PRE") pre -= 1;
+        if (HEADING.test(node.tagName)) {  // an empty heading (an icon, a skipped element) marks no next block
+          const [at, before] = opened.pop();
+          if (shown > before) headings.add(at);
+        }
         brk(node.tagName === "BR" ? LINE : PARAGRAPH);
         continue;
       }
@@ -213,6 +219,7 @@
         segments.push(seg);
         byNode.set(node, seg);
         parts.push(data);
+        shown += data.replace(/\s+/g, "").length;
         if (pre) for (let i = data.indexOf("\n"); i >= 0; i = data.indexOf("\n", i + 1)) breaks.set(length + i, LINE);
         length += data.length;
         last = data[data.length - 1];
@@ -227,7 +234,7 @@
       if (block) {
         brk(node.tagName === "BR" ? LINE : PARAGRAPH);
         if (node.tagName === "PRE") pre += 1;
-        if (HEADING.test(node.tagName)) headings.add(length);
+        if (HEADING.test(node.tagName)) opened.push([length, shown]);  // kept when the heading turns out to hold text
         stack.push([node, true]);
       }
       const kids = node.childNodes;

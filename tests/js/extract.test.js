@@ -40,6 +40,11 @@ test("a heading is sent as a Markdown heading, and its words map back to the pag
   assert.equal(back("### Forecasting"), "Forecasting");
 });
 
+test("an empty heading marks nothing: the paragraph after it is checked", () => {
+  const { text } = sent("<h2><svg></svg></h2><p>The bridge opened in 1937.</p><h3> </h3><p>It is red.</p>");
+  assert.equal(text, "The bridge opened in 1937.\n\nIt is red.");
+});
+
 test("whitespace inside a block is one space, whatever the HTML source's line breaks", () => {
   const { text } = sent("<p>  The model\n     was <b>trained</b>\n on   data.\n</p>\n\n<p>Next one.</p>");
   assert.equal(text, "The model was trained on data.\n\nNext one.");

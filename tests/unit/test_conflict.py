@@ -112,6 +112,10 @@ def test_one_value_of_a_closed_set_where_the_source_has_another_is_a_conflict(cl
         ("The index is updated daily.", "The index is updated daily and archived weekly."),  # both: no conflict
         ("Patients improved within two weeks of enrolment.", "Patients improved within 14 days of enrolment."),
         ("The model is trained daily on new data.", "Results are reported weekly in a newsletter about it."),
+        ("The survey of otters ran semi-annual counts.", "The survey of otters ran monthly counts."),  # a compound
+        ("The survey of otters ran bi-weekly counts.", "The survey of otters ran weekly counts."),
+        ("The model is a non-linear regression of the counts.", "The model is a nonlinear regression of the counts."),
+        ("The model is self-supervised on the counts.", "The model is unsupervised on the counts."),
     ],
 )
 def test_values_of_a_closed_set_said_of_different_things_are_no_conflict(claim, source):
