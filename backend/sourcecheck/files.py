@@ -64,3 +64,15 @@ def head(path: Path, n: int) -> bytes:
         return os.read(fd, n) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
     finally:
         os.close(fd)
+
+
+def private_folder(path: Path) -> None:
+    """The folder at path, made 0700 when this makes it (the user's PDFs, the token); one that was there already
+    keeps its mode (a folder the user chose, perhaps shared on purpose; its token file is 0600 still)."""
+    if path.exists():
+        return
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        path.chmod(0o700)  # mkdir's mode is cut by the umask
+    except OSError:
+        pass

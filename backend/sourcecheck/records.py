@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sourcecheck import store
+from sourcecheck import files, store
 from sourcecheck.errors import NotFound
 
 Record = dict[str, Any]  # a document as GET /documents lists it (new_record)
@@ -37,13 +37,8 @@ def new_record(doc_id: str, filename: str, sha256: str | None, status: str = "qu
 def make_folder(path: Path) -> None:
     """The library's folder with files/ in it. One made here is the user's alone (0700: the PDFs and the token); a
     folder that was there already keeps its mode (a shared folder stays shared; files/ and the token are 0700/0600)."""
-    made = not path.exists()
-    (path / "files").mkdir(mode=0o700, parents=True, exist_ok=True)
-    if made:
-        try:
-            path.chmod(0o700)
-        except OSError:
-            pass
+    files.private_folder(path)
+    (path / "files").mkdir(mode=0o700, exist_ok=True)
 
 
 def open_records(

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from sourcecheck import files
 from sourcecheck.errors import Forbidden, RateLimited, Unauthorized
 
 # The extension's Chrome id, fixed by the "key" in extension/manifest.json
@@ -38,11 +39,7 @@ def load_token(settings: Mapping[str, Any]) -> str:
     path = Path(settings["INDEX_DIR"]) / "token"
     if path.exists():
         return path.read_text().strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        path.parent.chmod(0o700)
-    except OSError:
-        pass  # a folder the user chose and does not own
+    files.private_folder(path.parent)
     token = secrets.token_urlsafe(32)
     path.write_text(token)
     path.chmod(0o600)
@@ -53,7 +50,7 @@ def new_pairing_code(settings: Mapping[str, Any]) -> str:
     """A fresh one-time code, kept in the index folder so that `sourcecheck pair` can issue it too."""
     code = f"{secrets.randbelow(1000):03d}-{secrets.randbelow(1000):03d}"
     path = Path(settings["INDEX_DIR"]) / "pairing.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    files.private_folder(path.parent)  # `sourcecheck pair` before any server: the folder is made private here too
     # a file of its own, created 0600 (the server and `sourcecheck pair` may write at once), then renamed: atomic,
     # so the server never reads half a file
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pairing-", suffix=".tmp")

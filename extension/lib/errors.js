@@ -77,7 +77,14 @@
       message: (e) => e.message || "The Zotero library could not be read.",
       hint: (e) => e.code === "collection_not_found"
         ? "Choose another collection, or the whole library, in the side panel (Settings → Zotero)."
-        : "Then sync again: side panel, Settings → Zotero → Sync now.",
+        : e.code === "zotero_other_library"
+          ? "Click Switch library to sync this folder instead, or sync the folder synced before."
+          : "Then sync again: side panel, Settings → Zotero → Sync now.",
+    },
+    // A quick calibration that would replace a finer one: the backend's message says which.
+    calibration_coarser: {
+      message: (e) => e.message || "This calibration would replace a finer one.",
+      hint: "Calibrate from the side panel (it reads the whole set), or run sourcecheck calibrate --replace.",
     },
     rate_limited: {
       message: (e) => e.message || "Too many attempts.",
@@ -114,8 +121,9 @@
     model_error: "model_failed", model_bad_response: "model_failed", prompt_too_long: "model_failed",
     host_not_allowed: "forbidden", origin_not_allowed: "forbidden", forbidden: "forbidden",
     rate_limited: "rate_limited", no_selection: "no_selection",
+    calibration_coarser: "calibration_coarser",
     ...Object.fromEntries(["zotero_not_found", "zotero_busy", "zotero_schema_newer", "zotero_unreadable",
-      "collection_not_found"].map((c) => [c, "zotero"])),
+      "zotero_other_library", "collection_not_found"].map((c) => [c, "zotero"])),
     ...Object.fromEntries(["no_file", "pdf_invalid", "pdf_reader_failed", "ingest_failed", ...Object.keys(FILE_HINTS)]
       .map((c) => [c, "file_refused"])),
   };

@@ -188,3 +188,12 @@ test("the word diff marks what the revision changed and rebuilds both texts", ()
   assert.deepEqual(D.wordDiff("same text", "same text"), [{ op: "same", text: "same text" }]);
   assert.deepEqual(D.wordDiff("", "new"), [{ op: "ins", text: "new" }]);
 });
+
+test("a sync of another Zotero library and a coarser calibration say what to do, not try again", () => {
+  const other = E.friendlyError({ status: 409, code: "zotero_other_library", message: "The library holds 3 PDFs…" });
+  assert.equal(other.detail, "zotero_other_library");
+  assert.match(other.hint, /Switch library/);
+  const coarse = E.friendlyError({ status: 409, code: "calibration_coarser", message: "This judge has…" });
+  assert.equal(coarse.code, "calibration_coarser");
+  assert.match(coarse.hint, /--replace/);
+});

@@ -271,3 +271,10 @@ def test_a_sync_of_another_library_is_refused_until_confirmed(zot, client, app, 
     assert load_state(svc.settings["INDEX_DIR"])["data_dir"] == str(other.root)
     assert client.post("/api/v1/zotero/sync", json={}).status_code == 202  # the last one again: no question
     idle(svc)
+
+
+def test_pairing_before_any_server_makes_the_folder_private(tmp_path):
+    from sourcecheck.security import new_pairing_code
+
+    new_pairing_code({"INDEX_DIR": str(tmp_path / "fresh")})  # `sourcecheck pair` first
+    assert (tmp_path / "fresh").stat().st_mode & 0o777 == 0o700
