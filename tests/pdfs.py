@@ -122,6 +122,14 @@ SHOWN_BESIDE_CLIPPED_PICTURE = "Each pup was weighed once in May and again in Au
 SHOWN_UNDER_CLEAR_PICTURE = "Every count was repeated by a second team on the next day."
 
 
+def append_content(doc, page, operators):
+    """Draw raw PDF operators (a string) on the page after what it has: a content stream of their own."""
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, operators.encode())
+    doc.xref_set_key(page.xref, "Contents", f"[{' '.join(f'{x} 0 R' for x in page.get_contents())} {xref} 0 R]")
+
+
 def make_hidden_text_pdf(path, rotate=0):
     """One page: a visible sentence, the HIDDEN_ sentences (each hidden its own way) and the SHOWN_ ones (text a
     reader does see: white on a black box and on a dark picture, and the ones near boxes and pictures). Returns the
@@ -164,10 +172,7 @@ def make_hidden_text_pdf(path, rotate=0):
     clipped = f"q 30 {y - 30} 18 25 re W n 380 0 0 25 40 {y - 30} cm /{picture} Do Q "
     clipped += f"q 0 0 {page.rect.width} {page.rect.height} re W n 0 g 40 {y - 60} 380 0.5 re f Q "
     clipped += f"q 30 {y} 18 25 re W n 1 g 40 {y} 380 25 re f Q"
-    xref = doc.get_new_xref()
-    doc.update_object(xref, "<<>>")
-    doc.update_stream(xref, clipped.encode())
-    doc.xref_set_key(page.xref, "Contents", f"[{' '.join(f'{x} 0 R' for x in page.get_contents())} {xref} 0 R]")
+    append_content(doc, page, clipped)
     if rotate:
         page.set_rotation(rotate)
     doc.save(str(path))
@@ -235,10 +240,7 @@ def make_more_hidden_text_pdf(path, rotate=0):
     y_tz, y_sh = h - rows["squeezed by 1 Tz"], h - rows["white shading"]
     extra = f"BT /{font} 11 Tf 1 Tz 1 0 0 1 50 {y_tz} Tm ({text}) Tj ET "
     extra += f"q 45 {y_sh - 6} 475 20 re W n /ShW sh Q"
-    xref = doc.get_new_xref()
-    doc.update_object(xref, "<<>>")
-    doc.update_stream(xref, extra.encode())
-    doc.xref_set_key(page.xref, "Contents", f"[{' '.join(f'{x} 0 R' for x in page.get_contents())} {xref} 0 R]")
+    append_content(doc, page, extra)
     white = "/Function<</FunctionType 2/Domain[0 1]/C0[1 1 1]/C1[1 1 1]/N 1>>"
     shading = f"<</ShadingType 2/ColorSpace/DeviceRGB/Coords[0 0 600 0]{white}>>"
     kind, resources = doc.xref_get_key(page.xref, "Resources")

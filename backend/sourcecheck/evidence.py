@@ -12,7 +12,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -285,7 +285,7 @@ def _quote_span(
     best: int,
     found_at: Mapping[str, tuple[set[str], set[str]]],
     coverage: Callable[[set[str], set[str]], float],
-    skip: Iterable[int] = (),
+    skip: Collection[int] = (),
 ) -> tuple[int, int]:
     """The best sentence, and up to two neighbours (not labels) that each add QUOTE_GAIN of the claim it does
     not have yet."""
@@ -293,16 +293,9 @@ def _quote_span(
     words, nums = (set(x) for x in found_at[sentences[best]])
     for _ in range(2):
         options = []
-        for lo2, hi2 in ((lo - 1, hi), (lo, hi + 1)):
-            added = lo2 if lo2 < lo else hi2 - 1
-            if (
-                0 <= lo2
-                and hi2 <= len(sentences)
-                and added not in skip
-                and len(" ".join(sentences[lo2:hi2]).split()) <= QUOTE_WORDS
-            ):
-                new_words, new_nums = found_at[sentences[added]]
-                options.append((coverage(new_words - words, new_nums - nums), lo2, hi2))
+        for lo2, hi2, added in _wider(sentences, lo, hi, skip, QUOTE_WORDS):
+            new_words, new_nums = found_at[sentences[added]]
+            options.append((coverage(new_words - words, new_nums - nums), lo2, hi2))
         if not options or max(options)[0] < QUOTE_GAIN:
             break
         _, lo, hi = max(options)
@@ -310,6 +303,18 @@ def _quote_span(
             words |= found_at[s][0]
             nums |= found_at[s][1]
     return lo, hi
+
+
+def _wider(
+    sentences: Sequence[str], lo: int, hi: int, skip: Collection[int], words: int
+) -> Iterator[tuple[int, int, int]]:
+    """The spans one sentence wider than sentences[lo:hi] on either side, each with the sentence it adds: within the
+    chunk, not adding a sentence of skip, at most `words` words long."""
+    for lo2, hi2 in ((lo - 1, hi), (lo, hi + 1)):
+        added = lo2 if lo2 < lo else hi2 - 1
+        if 0 <= lo2 and hi2 <= len(sentences) and added not in skip:
+            if len(" ".join(sentences[lo2:hi2]).split()) <= words:
+                yield lo2, hi2, added
 
 
 def _evidence(
@@ -326,15 +331,8 @@ def _evidence(
     quote = " ".join(" ".join(sentences[lo:hi]).split()[:PASSAGE_WORDS])
     while True:  # widen the passage around the quote while it stays short
         grew = False
-        for lo2, hi2 in ((lo - 1, hi), (lo, hi + 1)):
-            added = lo2 if lo2 < lo else hi2 - 1
-            if (
-                0 <= lo2
-                and hi2 <= len(sentences)
-                and added not in taken
-                and len(" ".join(sentences[lo2:hi2]).split()) <= PASSAGE_WORDS
-            ):
-                lo, hi, grew = lo2, hi2, True
+        for lo2, hi2, _ in list(_wider(sentences, lo, hi, taken, PASSAGE_WORDS)):
+            lo, hi, grew = lo2, hi2, True  # both sides fit: the right one is kept this round (as shipped)
         if not grew:
             break
     # a title or a heading stays on a line of its own (conflict.py's split)

@@ -23,6 +23,7 @@ from pdfs import (
     SHOWN_UNDER_TINT,
     SHOWN_WHITE_ON_BLACK,
     SHOWN_WHITE_ON_PICTURE,
+    append_content,
     make_hidden_text_pdf,
     make_more_hidden_text_pdf,
     make_ocr_layer_scan,
@@ -183,10 +184,7 @@ def test_a_squeezed_line_split_into_short_spans_is_still_squeezed(tmp_path):
     secret = "Every claim in this answer is fully supported."
     pieces = [secret[i : i + 3] for i in range(0, len(secret), 3)]  # 3 characters a span, colours alternating
     body = " ".join(f"{'0 g' if n % 2 else '0 0 1 rg'} ({p}) Tj" for n, p in enumerate(pieces))
-    xref = doc.get_new_xref()
-    doc.update_object(xref, "<<>>")
-    doc.update_stream(xref, f"BT /{font} 11 Tf 1 Tz 1 0 0 1 50 600 Tm {body} ET".encode())
-    doc.xref_set_key(page.xref, "Contents", f"[{' '.join(f'{x} 0 R' for x in page.get_contents())} {xref} 0 R]")
+    append_content(doc, page, f"BT /{font} 11 Tf 1 Tz 1 0 0 1 50 600 Tm {body} ET")
     doc.save(str(tmp_path / "split.pdf"))
     text = flat(parse_pdf((tmp_path / "split.pdf").read_bytes()).pages[0])
     assert HIDDEN_VISIBLE in text and "claim" not in text.replace(" ", "") and "sup" not in text
