@@ -3,18 +3,13 @@ marked again (redo: the revision, unmarked, and nothing reported missing)."""
 
 import pytest
 from browser_helpers import ShadowUI, wait_until
-from test_keyboard import FIXED, S, marks, open_page, state
+from test_keyboard import FIXED, S, checked_draft, marks, state
 
 pytestmark = pytest.mark.browser
 
 
 def test_undo_after_apply_brings_the_sentence_back_marked(ext, site, fava_doc):
-    page, errors = open_page(ext, site, "editor.html")
-    ui = ShadowUI(page)
-    page.focus("#editor")
-    page.keyboard.press("Control+A")
-    ext.check_tab(page)
-    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    page, errors, ui = checked_draft(ext, site)
     before = marks(page)
     assert S[2] in before["contradicted"]
 

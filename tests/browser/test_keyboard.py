@@ -63,6 +63,16 @@ def open_page(ext, site, name):
     return page, errors
 
 
+def checked_draft(ext, site):
+    """editor.html with its whole draft checked: (page, its errors, ShadowUI)."""
+    page, errors = open_page(ext, site, "editor.html")
+    page.focus("#editor")
+    page.keyboard.press("Control+A")
+    ext.check_tab(page)  # the shortcut's and the menu's path (their keys cannot be pressed headless)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    return page, errors, ShadowUI(page)
+
+
 def card_text(ui):
     card = ui.shown("card")
     return ShadowUI.text(card) if card is not None else None
@@ -213,12 +223,7 @@ def test_letters_typed_in_a_field_inside_a_shadow_root_are_typed_while_a_card_is
 def test_a_click_on_a_mark_in_an_editor_gives_the_card_the_keys_and_nothing_is_typed(ext, site, fava_doc):
     """In a draft, a click on a mark puts the caret in the text: the card takes the focus, so D is the card's
     ("I know"), not a letter in the draft; and a card whose sentence was edited away closes."""
-    page, errors = open_page(ext, site, "editor.html")
-    ui = ShadowUI(page)
-    page.focus("#editor")
-    page.keyboard.press("Control+A")
-    ext.check_tab(page)
-    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    page, errors, ui = checked_draft(ext, site)
     page.evaluate("() => getSelection().rangeCount && getSelection().collapseToEnd()")
     before = state(page)["text"]
     point = page.evaluate(
