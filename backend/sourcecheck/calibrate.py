@@ -3,7 +3,9 @@
 The set (calibration_set.jsonl.gz, its licences in calibration_set.md) holds labelled sentences of chat answers about
 abstracts and about full papers and of public benchmark sets, each with the evidence the product chose for it, so
 calibrating runs only the judge: each answer's sentences are scored in order over one shared evidence block, as a
-check scores them (evidence.EvidenceBlock), and calibration.fit places the judge's Platt map and bands.
+check scores them (evidence.EvidenceBlock), and calibration.fit places the judge's Platt map and bands; then the
+sentences inside a band are read a second time, each evidence item on its own (judge.alone), and calibration.fit_second
+places the second read's scale and bands.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck.calibration import fit, prompt_id
+import numpy as np
+
+from sourcecheck.calibration import fit, fit_second, platt, prompt_id, rereads
 from sourcecheck.errors import SourcecheckError
 from sourcecheck.evidence import Evidence, EvidenceBlock
 
@@ -69,9 +73,9 @@ def answers(limit: int | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def scores(judge: Judge, rows: list[dict[str, Any]]) -> Iterator[tuple[float, int, str]]:
-    """(raw P(Yes), label, kind) of every sentence, each answer's sentences over one growing evidence block, each
-    showing what a check's prompt would (Judge.show)."""
+def scores(judge: Judge, rows: list[dict[str, Any]]) -> Iterator[tuple[float, int, str, str, list[Evidence]]]:
+    """(raw P(Yes), label, kind, claim, evidence) of every sentence, each answer's sentences over one growing evidence
+    block, each showing what a check's prompt would (Judge.show)."""
     for row in rows:
         block = EvidenceBlock()
         for s in row["sentences"]:
@@ -87,7 +91,7 @@ def scores(judge: Judge, rows: list[dict[str, Any]]) -> Iterator[tuple[float, in
                 # a judge with a small context: this sentence over its own evidence, and the block starts over
                 block = EvidenceBlock()
                 p = judge.raw(s["claim"], evidence, judge.show(s["claim"], evidence, block))
-            yield p, int(s["y"]), row["kind"]
+            yield p, int(s["y"]), row["kind"], s["claim"], evidence
 
 
 def calibrate(
@@ -112,12 +116,25 @@ def calibrate(
         status.done = len(found)
         status.eta_s = round((time.monotonic() - started) / status.done * (status.total - status.done), 1)
         progress(status)
-    p_raw, y, kinds = zip(*found)
+    p_raw, y, kinds, claims, evidence = zip(*found)
     fitted = fit(p_raw, y, kinds)
+    # the second read: the sentences some band leaves unsure, each item on its own
+    again = np.flatnonzero(rereads(np.array([platt(p, fitted["a"], fitted["b"]) for p in p_raw]), fitted["bands"]))
+    status.total += len(again)
+    alone = np.full(len(found), np.nan)
+    for i in again:
+        if cancelled():
+            raise Cancelled()
+        alone[i] = max(judge.alone(claims[i], evidence[i]), default=np.nan)
+        status.done += 1
+        status.eta_s = round((time.monotonic() - started) / status.done * (status.total - status.done), 1)
+        progress(status)
+    second = fit_second(p_raw, alone, y, kinds, fitted)
     return {
         "judge": judge.model.judge_id(),
         "prompt": prompt_id(judge.profile),
         **fitted,
+        **({"second": second} if second else {}),
         "fitted_on": f"sourcecheck calibrate: {len(found)} sentences of the shipped calibration set "
         f"({', '.join(fitted['kinds'])}; each kind weighing the same)",
         "seconds": round(time.monotonic() - started, 1),

@@ -27,6 +27,9 @@ SENSITIVITIES = ("relaxed", "balanced", "strict")
 # uncertain, on average over the kinds). The judge ranks well but its scale moves between kinds (docs/quality.md), so
 # the low edge is placed for the kind it treats worst, and the band between says "not sure" where kinds disagree.
 TARGETS = {"relaxed": (0.02, 0.15), "balanced": (0.05, 0.30), "strict": (0.10, 0.45)}
+# Where the second read's scale turns to supported, per sensitivity: it is fitted on the sentences read again, each kind
+# and label weighing the same, so 0.5 is their balanced point; relaxed marks fewer, strict more.
+SECOND_HIGH = {"relaxed": 0.4, "balanced": 0.5, "strict": 0.6}
 L2 = 1e-2  # a few hundred sentences per fit: keep a and b near where the data puts them
 # The bands of a calibration that names none (raw scores in tests, an older file): no uncertain grade, one threshold
 # per sensitivity, as before graded verdicts.
@@ -182,3 +185,75 @@ def _band(q: np.ndarray, t: np.ndarray, k: np.ndarray, names: list[str], amber: 
             break
         high = float(cut)
     return [low, math.floor(high * 1e4) / 1e4]
+
+
+def rereads(q1: np.ndarray, bands: Mapping[str, Sequence[float]]) -> np.ndarray:
+    """Which sentences some sensitivity reads a second time: first P(supported) inside its band (judge.rereads)."""
+    return np.any([(q1 >= b[0]) & (q1 < b[1]) for b in bands.values()], axis=0)
+
+
+def fit_second(
+    p_raw: Sequence[float],
+    alone: Sequence[float] | npt.NDArray[np.float64],
+    y: Sequence[int],
+    kinds: Sequence[str],
+    first: Mapping[str, Any],
+    conflict: Sequence[bool] | None = None,
+) -> dict[str, Any] | None:
+    """The second read's scale, fitted beside a first calibration: P(supported) = σ(a₁·logit P₁ + a₂·logit max
+    P_alone + b) over the sentences some band reads again (p_raw: the first read's P(Yes), alone: the highest of the
+    second's, NaN where there is none; conflict: red whatever the reads say), each kind and label weighing the same;
+    then each sensitivity's second band placed as fit() places the first's, on what users see after both reads: the
+    first's grade outside its band, the second's inside. None when no kind has both true and wrong sentences to read
+    again (no scale to fit: the judge then reads once)."""
+    p, m, t, k = (np.asarray(v) for v in (p_raw, alone, y, kinds))
+    p, m, t = p.astype(float), m.astype(float), t.astype(int)
+    red = np.zeros(len(t), bool) if conflict is None else np.asarray(conflict, bool)
+    q1 = sigmoid(first["a"] * logit(p) + first["b"])
+    bands = first.get("bands") or PLAIN_BANDS
+    mine = rereads(q1, bands) & ~red & ~np.isnan(m)
+    names = [n for n in sorted(set(k[mine].tolist())) if len(set(t[mine & (k == n)].tolist())) == 2]
+    if not names:
+        return None
+    mine &= np.isin(k, names)
+    w = np.zeros(len(t))
+    for name in names:
+        for label in (0, 1):
+            cell = mine & (k == name) & (t == label)
+            w[cell] = 0.5 / max(1, int(cell.sum())) / len(names)
+    X = np.column_stack([logit(p), logit(np.where(np.isnan(m), 0.5, m))])
+    (a1, a2), b = fit_logistic(X[mine], t[mine], w[mine] / max(w.sum(), 1e-12), L2)
+    q2 = sigmoid(X @ np.array([a1, a2]) + b)
+    second = {s: _second_band(q1, q2, t, k, red, bands[s], TARGETS[s][0], SECOND_HIGH[s]) for s in SENSITIVITIES}
+    return {"a": [round(a1, 4), round(a2, 4)], "b": round(b, 4), "bands": second, "n": int(mine.sum())}
+
+
+def _second_band(
+    q1: np.ndarray,
+    q2: np.ndarray,
+    t: np.ndarray,
+    k: np.ndarray,
+    red: np.ndarray,
+    band: Sequence[float],
+    amber: float,
+    high: float,
+) -> list[float]:
+    """The second band [low, high) for one sensitivity: low the highest edge at which no kind has more than `amber`
+    of its true sentences amber after both reads (the first read's amber counts); high the sensitivity's point of the
+    second scale (SECOND_HIGH), never below low."""
+    inside = (q1 >= band[0]) & (q1 < band[1]) & ~red
+    below = (q1 < band[0]) & ~red  # amber from the first read, whatever the second band
+    kinds = [n for n in sorted(set(k.tolist())) if ((k == n) & (t == 1)).sum() >= MIN_CLASS]
+    if not kinds or not inside.any():
+        return [float(band[0]), float(band[1])]
+
+    def worst(cut: float) -> float:  # the largest share, over the kinds, of true sentences amber at this low edge
+        amber_now = below | (inside & (q2 < cut))
+        return max(float((amber_now & (k == n) & (t == 1)).sum() / ((k == n) & (t == 1)).sum()) for n in kinds)
+
+    low = 0.0
+    for cut in np.unique(np.concatenate([[0.0], q2[inside]])):
+        if cut > high or worst(cut) > amber:
+            break
+        low = float(cut)
+    return [math.floor(low * 1e4) / 1e4, max(math.floor(low * 1e4) / 1e4, high)]

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sourcecheck.citations import find_citations, keep_citations, strip_citations
@@ -115,7 +115,8 @@ def _events(
     scored: Callable[[int, Score], object] | None = None,
 ) -> Generator[Event, None, None]:
     started = time.monotonic()
-    about_judge = {"name": judge.model.name, "calibrated": judge.calibrated}
+    # rereads: the judge reads unsure sentences twice (their verdicts come twice; the time left counts it)
+    about_judge = {"name": judge.model.name, "calibrated": judge.calibrated, "rereads": judge.rereads_any}
     yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences], "judge": about_judge}
     checkable = [s for s in sentences if s.checkable]
     filenames = {d["id"]: d["filename"] for d in ready}
@@ -151,33 +152,56 @@ def _events(
         return job, score
 
     by_index: dict[int, Event] = {}
-    later: list[tuple[Job, Score]] = []
+    again: list[tuple[Job, Score]] = []  # read a second time: sentences the first read is not sure of
+    later: list[tuple[Job, Score]] = []  # flagged: their critiques to write
+
+    def verdict_event(job: Job, score: Score, final: bool, rereading: bool = False) -> Event:
+        # a supported or uncertain card is written from the data at once; a flagged one waits for its critique
+        card = judge.explain(score) if score.label in SETTLED else {}  # settled: no revision to cite in
+        event = {
+            "type": "verdict",
+            "index": job.index,
+            "label": score.label,
+            "p_supported": round(score.p_supported, 4),
+            "error_type": None,
+            "critique": None,
+            "revised": None,
+            **card,
+            "final": final,
+            "rereading": rereading,  # a second read follows: this verdict comes again (the same index)
+            "evidence": with_links(_for_people(job.evidence, score.stances, score.label), ready),  # zotero://
+            "cited": cited[job.index],
+        }
+        if score.conflict:
+            event["conflict"] = score.conflict.to_dict()
+        if scored:
+            scored(job.index, score)
+        return event
+
     with closing(ordered(score_one, prepared(), workers)) as scores:
         for job, score in scores:
-            index, evidence = job.index, job.evidence
-            # a supported or uncertain card is written from the data at once; a flagged one waits for its critique
-            final = score.label in SETTLED
-            card = judge.explain(score) if score.label in SETTLED else {}  # settled: no revision to cite in
-            by_index[index] = {
-                "type": "verdict",
-                "index": index,
-                "label": score.label,
-                "p_supported": round(score.p_supported, 4),
-                "error_type": None,
-                "critique": None,
-                "revised": None,
-                **card,
-                "final": final,
-                "evidence": with_links(_for_people(evidence, score.stances, score.label), ready),  # zotero://
-                "cited": cited[index],
-            }
-            if score.conflict:
-                by_index[index]["conflict"] = score.conflict.to_dict()
-            if scored:
-                scored(index, score)
-            if not final:
+            # a sentence to read again comes now as the first read left it, and again once read (the same index)
+            reread = judge.rereads(score.p_supported, score.label) and not options.decompose
+            by_index[job.index] = verdict_event(job, score, score.label in SETTLED and not reread, reread)
+            if reread:
+                again.append((job, score))
+            elif score.label not in SETTLED:
                 later.append((job, score))
-            yield dict(by_index[index])
+            yield dict(by_index[job.index])
+    # The second read (issue 48) once every sentence has its first verdict, so the first marks come as fast as
+    # before: each doubtful sentence against each of its most relevant items on its own (judge.alone), in order.
+    band2 = judge.second_bands[options.sensitivity or judge.sensitivity]
+
+    def reread_one(item: tuple[Job, Score]) -> Score:
+        job, score = item
+        return reread_sentence(judge, score, band2, job.candidates)
+
+    with closing(ordered(reread_one, again, workers)) as rereads:
+        for (job, _), score in zip(again, rereads):
+            by_index[job.index] = verdict_event(job, score, score.label in SETTLED)
+            if score.label not in SETTLED:
+                later.append((job, score))
+            yield dict(by_index[job.index])
     # Critiques are written only once every sentence has its verdict: the marks appear after the quick
     # scoring passes, and each card fills in when its critique is written (the same index again, final),
     # most doubtful first: red, then the lowest p.
@@ -247,6 +271,20 @@ def score_sentence(
     # 4 decide
     verdict = decide(p, band, conflict, disagreement, [states_claim(claim, e) for e in evidence])
     return Score(claim, list(evidence), list(shown), p_raw, p, verdict.found, verdict.label, verdict.stances)
+
+
+def reread_sentence(judge: Judge, first: Score, band: Sequence[float], also: Sequence[tuple[str, str]] = ()) -> Score:
+    """Stage 2b, the second read of a sentence the first read was not sure of: its claim against each of its most
+    relevant items on its own (judge.alone), both reads combined on the judge's second scale (judge.combine) and
+    graded by its band; the conflict rules found nothing the first time (a red sentence is not read again), but a
+    supported one may still show two documents that disagree."""
+    alone = judge.alone(first.claim, first.evidence)
+    p = judge.combine(first.p_raw, alone)
+    conflict, disagreement = find_conflicts(first.claim, first.evidence, also)
+    states = [states_claim(first.claim, e) for e in first.evidence]
+    verdict = decide(p, band, conflict, disagreement, states)
+    found, label, stances = verdict.found, verdict.label, verdict.stances
+    return replace(first, p_supported=p, conflict=found, label=label, stances=stances, alone=alone)
 
 
 def revise(text: str, sentences: Sequence[Sentence], verdicts: Iterable[Event]) -> tuple[str, list[int]]:

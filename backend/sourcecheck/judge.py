@@ -10,7 +10,7 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Sequence
 
-from sourcecheck.calibration import PLAIN_BANDS, calibrated, for_judge
+from sourcecheck.calibration import PLAIN_BANDS, calibrated, for_judge, logit, sigmoid
 from sourcecheck.cards import (
     CONTRADICTING,
     ERROR_TYPES,
@@ -39,6 +39,11 @@ CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-ren
 # prompts/<profile>.txt. MiniCheck was trained with a system prompt of its own (MiniCheck's minicheck/utils.py; Ollama's
 # bespoke-minicheck carries the same one), so it gets that one, not ours.
 PROFILES = {"verify": "system", "minicheck": "minicheck_system"}
+# The second read (issue 48): a sentence the first read is not sure of is read again against each of its most
+# relevant items on its own, MiniCheck's way (a claim is supported if one passage supports it), each item a window
+# around the sentence picked as the one that settles it (evidence.select_evidence). Three: the settling quote is among
+# a check's top three items for most sentences, and each item read costs about a third of the first read.
+READ_ALONE = 3
 
 
 class Judge:
@@ -55,12 +60,15 @@ class Judge:
         sensitivity: str = "balanced",
         calibrations: str | None = None,
         passages: int | None = None,
+        reread: tuple[float, float] | None = None,
     ) -> None:
         """calibration: the scale to judge by (calibration.py); default: the judge's own from the calibrations
         folder, else the shipped one (then `calibrated` is False unless the judge is the default one). passages: how
         many of a sentence's evidence items (its most relevant) its prompt adds (show()); default all of them, the
         check's TOP_K: fewer reads fewer tokens but ranks chat answers about abstracts worse (issue 35's A/B,
-        docs/performance.md), so the product shows all."""
+        docs/performance.md), so the product shows all. reread: read again every sentence whose first P(supported) lies
+        in [low, high), whatever its grade (the evaluation measures the second read that way); default: the
+        sentences the first read grades uncertain, when the calibration has a second read's scale."""
         if passages is not None and passages < 1:
             raise ConfigError(f"A prompt shows at least one evidence item, not {passages}.")
         self.model, self.passages = model, passages
@@ -72,7 +80,11 @@ class Judge:
         self.bands: dict[str, tuple[float, float]] = {s: (b[0], b[1]) for s, b in bands.items()}
         if sensitivity not in self.bands:
             raise ConfigError(f"Unknown sensitivity {sensitivity!r}; use one of {', '.join(self.bands)}.")
-        self.band = self.bands[sensitivity]
+        self.band, self.sensitivity = self.bands[sensitivity], sensitivity
+        self.second: dict[str, Any] | None = self.calibration.get("second")
+        self.reread_window = reread
+        second_bands = (self.second or {}).get("bands") or self.bands
+        self.second_bands: dict[str, tuple[float, float]] = {s: (b[0], b[1]) for s, b in second_bands.items()}
         self.profile = model.profile
         if self.profile not in PROFILES:
             raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
@@ -123,6 +135,39 @@ class Judge:
             found = math.prod([self.answer(c, evidence, shown) for c in claims])
         self._remember(key, found)
         return found
+
+    @property
+    def rereads_any(self) -> bool:
+        """Whether this judge reads any sentence a second time."""
+        return self.second is not None or self.reread_window is not None
+
+    def rereads(self, p: float, label: str) -> bool:
+        """Whether a sentence gets a second read: one the first read graded uncertain (p its P(supported)), once a
+        second read's scale is fitted for this judge; a red one never (its conflict settles it)."""
+        if label == "contradicted":
+            return False
+        if self.reread_window is not None:
+            return self.reread_window[0] <= p < self.reread_window[1]
+        return self.second is not None and label == "uncertain"
+
+    def alone(self, claim: str, evidence: Sequence[Evidence]) -> list[float]:
+        """The second read: the claim's P(Yes) against each of its READ_ALONE most relevant items on its own, cached
+        (a prompt showing one item, so its words are that item's and nothing else's)."""
+        items = list(evidence)[-READ_ALONE:]  # most relevant last
+        key = ("alone", claim, tuple(e.passage for e in items))
+        found = self._recall(key)
+        if found is None:
+            found = tuple(self.p_yes(claim, [e], [e]) for e in items)
+            self._remember(key, found)
+        return list(found)
+
+    def combine(self, p_raw: float, alone: Sequence[float]) -> float:
+        """P(supported) after both reads: σ(a₁·logit P₁ + a₂·logit max P_alone + b) under the calibration's second
+        scale; the first read's P(supported) while none is fitted."""
+        if not self.second or not alone:
+            return self.calibrate(p_raw)
+        (a1, a2), b = self.second["a"], self.second["b"]
+        return sigmoid(a1 * logit(p_raw) + a2 * logit(max(alone)) + b)
 
     def calibrate(self, p: float) -> float:
         """The probability that a claim is supported: the model's P(Yes) on the judge's calibrated scale

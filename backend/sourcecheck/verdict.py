@@ -5,7 +5,7 @@ the conflict finders find conflicts; this decides."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sourcecheck.calibration import grade
@@ -66,3 +66,6 @@ class Score:
     conflict: Conflict | Disagreement | None
     label: str  # 4 decide: supported | uncertain | unsupported | contradicted
     stances: list[str]  # one per evidence item, in the evidence's order: supports | refutes | related
+    # 2b the second read, for a sentence the first was not sure of (check.reread_sentence): P(Yes) against each of its
+    # most relevant items alone; p_supported is then both reads' (judge.combine)
+    alone: list[float] = field(default_factory=list)

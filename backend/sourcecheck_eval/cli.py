@@ -49,6 +49,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Comman
         "or none",
     )
     p.add_argument(
+        "--reread",
+        nargs=2,
+        type=float,
+        metavar=("LOW", "HIGH"),
+        help="read again every sentence whose first P(supported) lies in [LOW, HIGH), each evidence item on its own "
+        "(default: what users get, the sentences graded uncertain once a second read is calibrated)",
+    )
+    p.add_argument(
         "--rescore",
         metavar="FINGERPRINT",
         help="score the verdicts cached under an earlier "
@@ -74,6 +82,7 @@ def evaluate(args: argparse.Namespace, settings: dict[str, Any]) -> None:
         rescore=args.rescore,
         prompt_evidence=args.prompt_evidence,
         reading=args.reading,
+        reread=tuple(args.reread) if args.reread else None,
         fit=True,
     )
     print((Path(args.out) / "results.md").read_text(), end="")

@@ -231,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # its prompts' opening cached first, not counted: a served check finds it so (Judge.warm_up at start)
             model.choose(judge.verify_messages("Warm-up.", [], []), ("Yes", "No"))
             before, started = read[0], time.monotonic()
-            found[name] += [(f"{row['kind']}-{n}", y, kind, p) for p, y, kind in scores(judge, [row])]
+            found[name] += [(f"{row['kind']}-{n}", y, kind, p) for p, y, kind, _, _ in scores(judge, [row])]
             tokens[name] += read[0] - before
             seconds[name] += time.monotonic() - started
         print(f"[{step + 1}/{len(run)}] " + ", ".join(f"{k}: {tokens[k]} tokens, {seconds[k]:.0f} s" for k in judges))

@@ -82,6 +82,7 @@ def fingerprint(
     prompt_evidence: str = "shared",
     reading: str = "numbers",
     critique: bool = False,
+    reread: tuple[float, float] | None = None,
 ) -> str:
     """What a raw score depends on: model, embedding, chunking, retrieval options, how the judge asks (LabJudge),
     prompts and core code."""
@@ -104,6 +105,7 @@ def fingerprint(
                 "options": {**asdict(options), "critique": critique},
                 "prompt_evidence": prompt_evidence,
                 **({} if reading == "numbers" else {"reading": reading}),
+                **({} if reread is None else {"reread": list(reread)}),
             },
             sort_keys=True,
         ).encode()
@@ -170,6 +172,7 @@ def run_record(
                     "label": v["label"],
                     "p": v["p_supported"],
                     "p_raw": score.p_raw,
+                    "alone": score.alone,  # the second read's P(Yes) per item, most relevant last; [] if not read
                     "features": features(score),
                     "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
                     **({k: v[k] for k in ("error_type", "critique", "revised")} if critique else {}),
@@ -205,18 +208,21 @@ def run_record(
 
 
 def scoring_only(events: Iterator[Event]) -> Iterator[Event]:
-    """A check's events up to its last sentence's verdict, then the check closed: the critiques of flagged sentences
-    come after every verdict (check._events), and closing the check before them starts none (an evaluation that
-    scores needs no critique)."""
+    """A check's events up to its last sentence's verdict (a sentence read twice: its second), then the check closed:
+    the critiques of flagged sentences come after every verdict (check._events), and closing the check before them
+    starts none (an evaluation that scores needs no critique)."""
     with closing(events) as check:  # type: ignore[type-var]  # a generator
-        left = None
+        left: int | None = None
+        rereading: set[int] = set()
+        seen: set[int] = set()
         for event in check:
             if event["type"] == "sentences":
                 left = sum(s["checkable"] for s in event["sentences"])
-            elif event["type"] == "verdict" and left is not None:
-                left -= 1
+            elif event["type"] == "verdict":
+                seen.add(event["index"])
+                (rereading.add if event.get("rereading") else rereading.discard)(event["index"])
             yield event  # read first: collect() takes "type" out of the event
-            if left == 0:
+            if left is not None and len(seen) == left and not rereading:
                 return
 
 
@@ -262,6 +268,7 @@ def evaluate(
     prompt_evidence: str = "shared",
     fit: bool = False,
     reading: str = "numbers",
+    reread: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """Run and score every data file; write results.json, results.md, predictions.jsonl, reliability.png
     (and calibration.fitted.json with fit).
@@ -269,6 +276,8 @@ def evaluate(
     rescore: a fingerprint from an earlier results.json: score the verdicts cached under it (an earlier
     pipeline's) with the current metrics and calibration, running nothing; uncached records are left out.
     prompt_evidence, reading: how the judge asks (judge.LabJudge; the defaults are what users get).
+    reread: read again every sentence whose first P(supported) lies in [low, high) (Judge's reread), so that a
+    second read's scale can be fitted on them (calibration.fit_second); default: what users get.
     fit: fit a calibration on these records (fitting.fit_calibration, written as calibration.fitted.json)
     and report how it does on each set when fitted on the others.
     """
@@ -287,11 +296,12 @@ def evaluate(
         reading=reading,
         states=True,
         sensitivity=settings["SENSITIVITY"],
+        reread=reread,
     )
     threshold = judge.band[0]  # "flagged" is amber or red, as users see it: below the band's low edge
     embedding_function = make_embedding_function(settings["EMBEDDINGS"])
     options = CheckOptions(top_k=settings["TOP_K"], decompose=decompose)
-    key = rescore or fingerprint(settings, options, model, prompt_evidence, reading, critique)
+    key = rescore or fingerprint(settings, options, model, prompt_evidence, reading, critique, reread)
     report: dict[str, Any] = {
         "fingerprint": key,
         "rescored": bool(rescore),

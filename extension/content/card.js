@@ -125,6 +125,7 @@
     card.replaceChildren(head(doc, entry, h.onClose));
     card.dataset.label = entry.label;
     if (v.critique) card.append(el(doc, "p", "critique", v.critique));
+    else if (v.rereading) card.append(el(doc, "p", "critique pending", "Not sure yet: reading it again against each passage on its own…"));
     else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
     // FacTool's citation check: a cited paper that is not in the library cannot back the sentence.
     const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);

@@ -53,9 +53,12 @@
     const c = CS.counts(state);
     const checkable = state.sentences.filter((s) => s.checkable !== false).length;
     const doneN = L.checkedCount(c);
-    const writing = Object.values(state.verdicts).filter((v) => v.final === false).length;
+    const pending = Object.values(state.verdicts).filter((v) => v.final === false);
+    const rereading = pending.filter((v) => v.rereading).length;
+    const writing = pending.length - rereading;
+    const step = rereading ? `reading ${rereading} again` : writing ? `writing ${L.count(writing, "critique")}` : "";
     let text = !state.sentences.length ? "finding the sentences and their passages…"
-      : doneN === checkable && writing ? `${doneN} of ${L.count(checkable, "sentence")} checked; writing ${L.count(writing, "critique")}…`
+      : doneN === checkable && step ? `${doneN} of ${L.count(checkable, "sentence")} checked; ${step}…`
         : `${doneN} of ${L.count(checkable, "sentence")} checked`;
     text += ` · ${clock(elapsedMs)}`;
     if (leftMs) text += ` · about ${clock(leftMs)} left`;

@@ -1,6 +1,7 @@
 // The time a check has left, from the measured pace of this machine. A check scores every sentence first (a verdict
-// event each; a flagged one comes with "final": false), then writes a critique for each flagged sentence (the same
-// index again, "final": true). Each phase has its own time per sentence: this check's own, an exponential moving
+// event each; a flagged one comes with "final": false, one the judge is not sure of with "rereading": true), then
+// reads the unsure ones again (the same index again: final, or flagged and "final": false), then writes a critique for
+// each flagged sentence (the same index again, "final": true). Each phase has its own time per sentence: this check's own, an exponential moving
 // average of the gaps between its events, or before it has any, the one kept from earlier checks (storage "pace",
 // itself an average over checks), or on a first-ever check a default. Pure functions: start(kept) -> p,
 // observe(p, event, now) -> p, estimate(p, now), basis(p), remember(kept, p) -> what to keep.
@@ -14,6 +15,9 @@
   const CRITIQUE_RATIO = 2;   // a critique ≈ 2 verdicts when none was ever measured (docs/performance.md: 10 verdicts
                               // 48.6 s, their 3 critiques 27 s more)
   const SHARE = 0.3;          // share of sentences flagged, before any check has said
+  const REREAD_RATIO = 1;     // a second read ≈ 1 verdict when none was ever measured (three short prompts)
+  const REREAD_SHARE = 0.3;   // share of sentences read again, before any check has said (a judge that rereads)
+  const REREAD_FLAGGED = 0.3; // share of those flagged by their second read, before any check has said
   const PRIOR_WEIGHT = 4;     // the kept share counts as this many sentences against this check's own
   const MAX_MS = 10 * 60 * 1000;  // a gap longer than this is not a pace (a sleeping laptop, a lost clock): ignored
 
@@ -26,13 +30,16 @@
     return x === null ? prev : ema(prev, x, a);
   };
 
-  /** A new check's pace; kept: {verdictMs, critiqueMs, flaggedShare} from earlier checks, or nothing. */
+  /** A new check's pace; kept: {verdictMs, critiqueMs, flaggedShare, rereadMs, rereadShare} from earlier checks, or
+   * nothing. */
   function start(kept) {
     const k = kept || {};
     return {
       // A kept time out of bounds (kept by an older version that could store one) counts as never measured.
-      kept: { verdictMs: ms(k.verdictMs), critiqueMs: ms(k.critiqueMs), flaggedShare: num(k.flaggedShare) },
+      kept: { verdictMs: ms(k.verdictMs), critiqueMs: ms(k.critiqueMs), flaggedShare: num(k.flaggedShare),
+        rereadMs: ms(k.rereadMs), rereadShare: num(k.rereadShare) },
       total: 0, verdicts: 0, flagged: 0, critiques: 0, verdictMs: null, critiqueMs: null,
+      rereading: false, rereads: 0, reread: 0, rereadFlagged: 0, rereadMs: null, lastRereadAt: null,
       lastVerdictAt: null, lastCritiqueAt: null, lastAt: null, seen: {}, done: false,
     };
   }
@@ -42,6 +49,23 @@
     const q = Object.assign({}, p, { seen: Object.assign({}, p.seen) });
     if (e.type === "sentences") {
       q.total = e.sentences.filter((s) => s.checkable !== false).length;
+      q.rereading = !!(e.judge && e.judge.rereads);  // this judge reads unsure sentences a second time
+    } else if (e.type === "verdict" && !q.seen[e.index] && e.rereading) {
+      // A sentence scored, to be read again: neither flagged nor settled yet.
+      if (q.verdicts > 0) q.verdictMs = gap(q.verdictMs, now, q.lastVerdictAt, ALPHA);
+      q.verdicts += 1;
+      q.rereads += 1;
+      q.lastVerdictAt = now;
+      q.seen[e.index] = "rereading";
+    } else if (e.type === "verdict" && q.seen[e.index] === "rereading") {
+      // Read again: timed from the read before, the first from the last verdict (second reads start after it).
+      q.rereadMs = gap(q.rereadMs, now, q.lastRereadAt ?? q.lastVerdictAt, ALPHA);
+      q.reread += 1;
+      q.lastRereadAt = now;
+      // Flagged by it: a critique to wait for (counted apart from the first read's flagged share).
+      const waiting = e.label !== "supported" && e.final === false;
+      if (waiting) { q.flagged += 1; q.rereadFlagged += 1; }
+      q.seen[e.index] = waiting ? "waiting" : "final";
     } else if (e.type === "verdict" && !q.seen[e.index]) {
       // A sentence scored. The first verdict also waited for the search and the model to load: not a pace.
       if (q.verdicts > 0) q.verdictMs = gap(q.verdictMs, now, q.lastVerdictAt, ALPHA);
@@ -54,7 +78,7 @@
     } else if (e.type === "verdict" && q.seen[e.index] === "waiting" && e.final !== false) {
       // A critique written: timed from the one before, the first from the last verdict (critiques start after it).
       // Not from q.critiques: a flagged verdict that came already final counts as a critique but was never timed.
-      q.critiqueMs = gap(q.critiqueMs, now, q.lastCritiqueAt ?? q.lastVerdictAt, ALPHA);
+      q.critiqueMs = gap(q.critiqueMs, now, q.lastCritiqueAt ?? q.lastRereadAt ?? q.lastVerdictAt, ALPHA);
       q.critiques += 1;
       q.lastCritiqueAt = now;
       q.seen[e.index] = "final";
@@ -76,7 +100,12 @@
       critiqueMs = k.critiqueMs * (p.verdictMs !== null && k.verdictMs ? p.verdictMs / k.verdictMs : 1);
     }
     if (critiqueMs === null) critiqueMs = verdictMs * CRITIQUE_RATIO;
-    return { verdictMs, critiqueMs };
+    let rereadMs = p.rereadMs;
+    if (rereadMs === null && k.rereadMs !== null) {
+      rereadMs = k.rereadMs * (p.verdictMs !== null && k.verdictMs ? p.verdictMs / k.verdictMs : 1);
+    }
+    if (rereadMs === null) rereadMs = verdictMs * REREAD_RATIO;
+    return { verdictMs, critiqueMs, rereadMs };
   }
 
   /** Where the time per verdict comes from: "check" (this one's), "kept" (earlier checks'), "default" (a guess). */
@@ -87,26 +116,35 @@
   /** Milliseconds left (rounded), or null before the sentences are known or once the check is over. */
   function estimate(p, now) {
     if (p.done || !p.total) return null;
-    let { verdictMs, critiqueMs } = paces(p);
+    let { verdictMs, critiqueMs, rereadMs } = paces(p);
     const left = Math.max(0, p.total - p.verdicts);
-    // Sentences still to score will be flagged as often as those scored, the kept share weighing in early on.
+    // Sentences still to score will be flagged (and read again) as often as those scored, the kept shares weighing in
+    // early on; those read again flagged as often as those already read again.
     const prior = p.kept.flaggedShare !== null ? p.kept.flaggedShare : SHARE;
-    const share = (p.flagged + prior * PRIOR_WEIGHT) / (p.verdicts + PRIOR_WEIGHT);
-    const critiquesLeft = Math.max(0, p.flagged - p.critiques) + left * share;
-    // The step under way (the next verdict, else the next critique) has been worked on since the last event. Once it
-    // has run past its expected time, it takes longer than it has so far, and the others of its kind likely longer
-    // too: as long, while their time is a guess (a critique guessed from quick verdicts can take ten times as long),
-    // or averaged in once this check has measured it. Not after the first verdict, which waits for the search and the
-    // model to load.
+    const share = (p.flagged - p.rereadFlagged + prior * PRIOR_WEIGHT) / (p.verdicts + PRIOR_WEIGHT);
+    const rereadPrior = !p.rereading ? 0 : p.kept.rereadShare !== null ? p.kept.rereadShare : REREAD_SHARE;
+    const rereadShare = (p.rereads + rereadPrior * PRIOR_WEIGHT) / (p.verdicts + PRIOR_WEIGHT);
+    const rereadsLeft = Math.max(0, p.rereads - p.reread) + left * rereadShare;
+    const flaggedAfter = (p.rereadFlagged + REREAD_FLAGGED * PRIOR_WEIGHT) / (p.reread + PRIOR_WEIGHT);
+    const critiquesLeft = Math.max(0, p.flagged - p.critiques) + left * share + rereadsLeft * flaggedAfter;
+    // The step under way (the next verdict, else the next second read, else the next critique) has been worked on
+    // since the last event. Once it has run past its expected time, it takes longer than it has so far, and the others
+    // of its kind likely longer too: as long, while their time is a guess (a critique guessed from quick verdicts can
+    // take ten times as long), or averaged in once this check has measured it. Not after the first verdict, which
+    // waits for the search and the model to load.
+    const phase = left > 0 ? "verdict" : rereadsLeft > 0 ? "reread" : "critique";
     const since = Math.max(0, now - p.lastAt);
-    const expected = left > 0 ? verdictMs : critiqueMs;
+    const expected = { verdict: verdictMs, reread: rereadMs, critique: critiqueMs }[phase];
     const stretched = Math.max(expected, since * STRETCH);
     if (since > expected && p.verdicts > 0) {
-      const longer = (left > 0 ? p.verdictMs : p.critiqueMs) !== null ? ema(expected, since, ALPHA) : since;
-      if (left > 0) verdictMs = longer; else critiqueMs = longer;
+      const measured = { verdict: p.verdictMs, reread: p.rereadMs, critique: p.critiqueMs }[phase];
+      const longer = measured !== null ? ema(expected, since, ALPHA) : since;
+      if (phase === "verdict") verdictMs = longer; else if (phase === "reread") rereadMs = longer; else critiqueMs = longer;
     }
-    if (left === 0 && critiquesLeft === 0) return 0;
-    const rest = left > 0 ? (left - 1) * verdictMs + critiquesLeft * critiqueMs : (critiquesLeft - 1) * critiqueMs;
+    if (left === 0 && rereadsLeft === 0 && critiquesLeft === 0) return 0;
+    const rest = phase === "verdict" ? (left - 1) * verdictMs + rereadsLeft * rereadMs + critiquesLeft * critiqueMs
+      : phase === "reread" ? (rereadsLeft - 1) * rereadMs + critiquesLeft * critiqueMs
+        : (critiquesLeft - 1) * critiqueMs;
     return Math.max(0, Math.round(stretched - since + rest));
   }
 
@@ -115,7 +153,14 @@
     const k = Object.assign({}, kept || {});
     if (ms(p.verdictMs) !== null) k.verdictMs = Math.round(ema(ms(k.verdictMs), p.verdictMs, ACROSS));
     if (ms(p.critiqueMs) !== null) k.critiqueMs = Math.round(ema(ms(k.critiqueMs), p.critiqueMs, ACROSS));
-    if (p.verdicts >= 2) k.flaggedShare = Math.round(ema(num(k.flaggedShare), p.flagged / p.verdicts, ACROSS) * 1000) / 1000;
+    if (ms(p.rereadMs) !== null) k.rereadMs = Math.round(ema(ms(k.rereadMs), p.rereadMs, ACROSS));
+    if (p.rereading && p.verdicts >= 2) {
+      k.rereadShare = Math.round(ema(num(k.rereadShare), p.rereads / p.verdicts, ACROSS) * 1000) / 1000;
+    }
+    if (p.verdicts >= 2) {
+      const first = (p.flagged - p.rereadFlagged) / p.verdicts;  // the first read's share: rereads have their own
+      k.flaggedShare = Math.round(ema(num(k.flaggedShare), first, ACROSS) * 1000) / 1000;
+    }
     return k;
   }
 

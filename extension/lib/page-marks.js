@@ -31,7 +31,7 @@
     if (!v) return null;
     return {
       index: v.index, label: v.label, p_supported: v.p_supported, error_type: v.error_type, critique: v.critique,
-      revised: v.revised, final: v.final, cited: v.cited || [], conflict: v.conflict || null,
+      revised: v.revised, final: v.final, rereading: !!v.rereading, cited: v.cited || [], conflict: v.conflict || null,
       evidence: (v.evidence || []).slice(0, KEPT_EVIDENCE).map((e) => ({
         document_id: e.document_id, filename: e.filename, page: e.page, quote: e.quote, stance: e.stance,
         // a PDF from Zotero: its link and citation (content/card.js keeps only a zotero:// link)

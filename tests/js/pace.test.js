@@ -176,3 +176,55 @@ test("a gap over ten minutes is not a pace: it never enters the average, nor the
   assert.deepEqual([healed.kept.verdictMs, healed.kept.critiqueMs], [null, null]);
   assert.deepEqual(P.remember({ verdictMs: 1000, critiqueMs: 1.7e12 }, Object.assign({}, p, { critiqueMs: 3000 })).critiqueMs, 3000);
 });
+
+/** A check whose judge reads unsure sentences again: verdicts, then second reads, then critiques, at steady paces. */
+function withRereads({ n, flagged, unsure, flaggedAfter, loadMs, verdictMs, rereadMs, critiqueMs }) {
+  const rows = [[0, Object.assign(sentences(n), { judge: { rereads: true } })]];
+  let t = loadMs;
+  for (let i = 0; i < n; i++) {
+    const e = unsure.includes(i) ? { type: "verdict", index: i, label: "uncertain", final: false, rereading: true } : scored(i, flagged.includes(i));
+    rows.push([t, e]);
+    t += verdictMs;
+  }
+  t -= verdictMs;
+  for (const i of unsure) {
+    t += rereadMs;
+    const bad = flaggedAfter.includes(i);
+    rows.push([t, { type: "verdict", index: i, label: bad ? "unsupported" : "supported", final: !bad }]);
+  }
+  for (const i of [...flagged, ...flaggedAfter]) {
+    t += critiqueMs;
+    rows.push([t, critique(i)]);
+  }
+  return { rows, end: t };
+}
+
+test("a judge that reads unsure sentences again: the second reads have a pace of their own, the estimate stays within ±35 %", () => {
+  const check = { n: 12, flagged: [1, 7], unsure: [2, 4, 5, 9], flaggedAfter: [4], loadMs: 6000, verdictMs: 5000, rereadMs: 4000, critiqueMs: 11000 };
+  const { rows, end } = withRereads(check);
+  for (const kept of [null, { verdictMs: 5000, critiqueMs: 11000, flaggedShare: 0.2, rereadMs: 4000, rereadShare: 0.3 }]) {
+    const estimates = run(kept, rows);
+    rows.forEach(([t], i) => {
+      if (i < 3 || t >= end) return;  // from the second verdict on
+      const err = (estimates[i] - (end - t)) / (end - t);
+      assert.ok(Math.abs(err) <= 0.35, `kept ${!!kept}: at ${t} ms estimate ${estimates[i]}, truth ${end - t}`);
+    });
+  }
+  let p = P.start(null);
+  for (const [t, e] of rows) p = P.observe(p, e, t);
+  assert.equal(p.rereadMs, 4000, "each second read timed from the one before, the first from the last verdict");
+  assert.equal(p.critiqueMs, 11000, "the first critique timed from the last second read");
+  const kept = P.remember(null, p);
+  assert.deepEqual([kept.rereadMs, kept.rereadShare, kept.flaggedShare], [4000, 0.333, 0.167]);
+});
+
+test("the progress toast says which step runs once every sentence is scored: reading again, then writing critiques", () => {
+  const CS = load("lib/check-state.js");
+  const T = load("content/toast.js");
+  let s = CS.apply(CS.initial("c", "text"), sentences(2));
+  s = CS.apply(s, { type: "verdict", index: 0, label: "uncertain", final: false, rereading: true });
+  s = CS.apply(s, scored(1, true));
+  assert.equal(T.progressText(s, 3200, null), "2 of 2 sentences checked; reading 1 again… · 3 s");
+  s = CS.apply(s, { type: "verdict", index: 0, label: "supported", final: true, rereading: false });
+  assert.equal(T.progressText(s, 4200, null), "2 of 2 sentences checked; writing 1 critique… · 4 s");
+});

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 from sourcecheck import calibration
-from sourcecheck.calibrate import Cancelled, answers, calibrate
+from sourcecheck.calibrate import Cancelled, answers, calibrate, calibration_size
 from sourcecheck.calibration import PLAIN_BANDS, SENSITIVITIES, fit, for_judge, grade, save
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
@@ -50,6 +50,35 @@ def test_each_kind_weighs_the_same_and_the_bands_keep_their_promises_on_every_ki
         np.concatenate([k, np.repeat(k[k == "abstracts"], 10)]),
     )
     assert abs(big["a"] - c["a"]) < 0.35 and abs(big["b"] - c["b"]) < 0.35
+
+
+def test_the_second_reads_scale_weighs_what_it_adds_and_its_bands_keep_the_amber_promise_after_both_reads():
+    p, y, k = kinds()
+    rng = np.random.default_rng(1)
+    # the second read ranks better than the first: its own noise is smaller
+    alone = calibration.sigmoid(rng.normal(np.where(y == 1, 1.5, -1.5), 0.6))
+    first = fit(p, y, k)
+    second = calibration.fit_second(p, alone, y, k, first)
+    assert second is not None
+    a1, a2 = second["a"]
+    assert a2 > 1.0 and a2 > 2 * abs(a1)  # the better read carries the weight
+    q1 = calibration.sigmoid(first["a"] * calibration.logit(p) + first["b"])
+    q2 = calibration.sigmoid(a1 * calibration.logit(p) + a2 * calibration.logit(alone) + second["b"])
+    for s in SENSITIVITIES:
+        band, (low, high) = first["bands"][s], second["bands"][s]
+        assert 0 <= low <= high == max(low, calibration.SECOND_HIGH[s])
+        inside = (q1 >= band[0]) & (q1 < band[1])
+        amber = (q1 < band[0]) | (inside & (q2 < low))
+        for name in ("abstracts", "papers", "public"):  # what users see after both reads keeps the amber promise
+            assert np.mean(amber[(k == name) & (y == 1)]) <= calibration.TARGETS[s][0]
+        # and sentences read again are graded better than the first read alone grades them: fewer left uncertain
+        settled = inside & ((q2 < low) | (q2 >= high))
+        right = settled & ((q2 >= high) == (y == 1))
+        assert settled.sum() > 0.5 * inside.sum() and right.sum() > 0.75 * settled.sum()
+    # a sentence no band reads again, a red one, or one without a second read does not enter the fit
+    nan = np.where(np.arange(len(p)) % 2 == 0, np.nan, alone)
+    assert calibration.fit_second(p, nan, y, k, first)["n"] < second["n"]
+    assert calibration.fit_second(p, alone, y, k, first, conflict=np.ones(len(p), bool)) is None
 
 
 def test_a_remote_judge_is_named_by_its_server_without_credentials():
@@ -121,6 +150,21 @@ def test_calibrate_scores_every_sentence_reports_progress_and_names_the_judge():
     assert seen[-1][3] == 0.0 and all(s[0] == "running" for s in seen)
     # each answer's sentences were asked over one shared block (as a check asks them), each sentence once
     assert sum(1 for kind, _ in model.history if kind == "choose") == 4  # 24 sentences, 4 distinct: the cache
+
+
+def test_calibrate_reads_the_sentences_a_band_leaves_unsure_a_second_time_and_fits_that_reads_scale_too():
+    model = FakeModel()
+    seen = []
+    found = calibrate(Judge(model), limit=2, progress=lambda p: seen.append((p.done, p.total)))
+    first = calibration_size(2)
+    again = seen[-1][1] - first
+    assert 0 < again < first and seen[-1][0] == seen[-1][1]  # the total grows by the sentences read again
+    second = found["second"]
+    assert len(second["a"]) == 2 and set(second["bands"]) == set(SENSITIVITIES) and second["n"] <= again
+    assert found["n"] == first
+    # the judge uses it: a judge given this calibration reads unsure sentences again
+    judge = Judge(FakeModel(), calibration=found)
+    assert judge.rereads(sum(found["bands"]["balanced"]) / 2, "uncertain") and not judge.rereads(0.99, "supported")
 
 
 def test_calibrate_stops_when_cancelled_and_keeps_nothing():

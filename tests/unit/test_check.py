@@ -305,3 +305,49 @@ def test_issue_36_a_red_number_card_carries_its_verified_revision_and_with_and_w
     assert retrieval["label"] != "contradicted", retrieval["critique"]
     assert hours["label"] == "contradicted" and hours["critique"].startswith("The sentence says 5; fava.pdf, page 3")
     assert hours["revised"] == "Annotators were restricted to 3 hours a day."
+
+
+def test_a_sentence_the_first_read_is_not_sure_of_is_read_again_against_each_passage_and_comes_again(library):
+    # The first read's band covers everything: every sentence without a conflict is uncertain, so is read again; the
+    # second scale is the best single passage's P(Yes) itself (a₁ 0, a₂ 1, b 0).
+    bands = {"balanced": [0.0, 0.999]}
+    second = {"a": [0.0, 1.0], "b": 0.0, "bands": {"balanced": [0.3, 0.6]}}
+    model = FakeModel()
+    events = list(
+        check_text(TEXT, library, Judge(model, calibration={"a": 1.0, "b": 0.0, "bands": bands, "second": second}))
+    )
+    assert events[0]["judge"]["rereads"] is True
+    verdicts = [(e["index"], e["label"], e["final"], e["rereading"]) for e in events if e["type"] == "verdict"]
+    # first reads in order (the red one is not read again), then the two second reads, then the one critique
+    assert verdicts == [
+        (1, "uncertain", False, True),
+        (2, "contradicted", False, False),
+        (3, "uncertain", False, True),
+        (1, "supported", True, False),
+        (3, "unsupported", False, False),
+        (2, "contradicted", True, False),
+        (3, "unsupported", True, False),
+    ]
+    reread = [e for e in events if e["type"] == "verdict"][3]
+    alone = [m for kind, m in model.history[3:] if kind == "choose"][:3]
+    # each prompt of the second read shows one evidence item, the three most relevant of the sentence's
+    assert "[2]" in model.history[2][1][-1]["content"]  # the first read shows the check's shared block
+    assert len(alone) == 3 and all(m[-1]["content"].count("[1]") == 1 and "[2]" not in m[-1]["content"] for m in alone)
+    assert reread["evidence"][0]["stance"] == "supports" and "May 27, 1937" in reread["evidence"][0]["quote"]
+    assert events[-1]["counts"] == {"supported": 1, "uncertain": 0, "contradicted": 1, "unsupported": 1, "skipped": 2}
+
+
+def test_without_a_second_scale_nothing_is_read_again(library):
+    model = FakeModel()
+    events = list(
+        check_text(TEXT, library, Judge(model, calibration={"a": 1.0, "b": 0.0, "bands": {"balanced": [0.0, 0.999]}}))
+    )
+    verdicts = [e for e in events if e["type"] == "verdict"]
+    assert events[0]["judge"]["rereads"] is False
+    assert [(e["index"], e["label"], e["final"]) for e in verdicts] == [
+        (1, "uncertain", True),
+        (2, "contradicted", False),
+        (3, "uncertain", True),
+        (2, "contradicted", True),
+    ]
+    assert not any(e["rereading"] for e in verdicts)

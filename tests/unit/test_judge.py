@@ -1,3 +1,5 @@
+import math
+
 import pytest
 from sourcecheck.cards import parse_critique
 from sourcecheck.check import score_sentence
@@ -357,3 +359,32 @@ def test_a_critique_names_the_excerpts_it_points_at_by_file_and_page():
         name_excerpts("Excerpt [2] says it opened in 1937, not [7].", block)
         == "Excerpt a.pdf, page 1 says it opened in 1937, not an excerpt."
     )
+
+
+def test_the_second_read_asks_of_each_of_the_three_most_relevant_items_alone_once_and_combines_on_its_scale():
+    model = FakeModel()
+    model.enqueue({"Yes": 0.2, "No": 0.8}, {"Yes": 0.9, "No": 0.1}, {"Yes": 0.4, "No": 0.6})
+    second = {"a": [0.5, 2.0], "b": -1.0, "bands": {"balanced": [0.2, 0.5]}}
+    judge = Judge(model, calibration={**IDENTITY, "bands": {"balanced": [0.3, 0.6]}, "second": second})
+    items = [ev("least"), ev("third"), ev("second"), ev("most relevant")]  # most relevant last
+    assert judge.alone("A claim.", items) == pytest.approx([0.2, 0.9, 0.4])
+    prompts = [m[-1]["content"] for _, m in model.history]
+    assert ["[1] third", "[1] second", "[1] most relevant"] == [
+        p[p.index("[1]") : p.index("\n", p.index("[1]"))] for p in prompts
+    ]
+    assert judge.alone("A claim.", items) == pytest.approx([0.2, 0.9, 0.4]) and len(model.history) == 3  # cached
+    # σ(0.5 · logit 0.3 + 2 · logit 0.9 − 1)
+    assert judge.combine(0.3, [0.2, 0.9, 0.4]) == pytest.approx(
+        1 / (1 + math.exp(-(0.5 * math.log(0.3 / 0.7) + 2 * math.log(9) - 1)))
+    )
+    assert judge.second_bands["balanced"] == (0.2, 0.5) and judge.rereads_any
+    # read again: a sentence the first read grades uncertain; never a red one, nor a settled one
+    assert (
+        judge.rereads(0.45, "uncertain")
+        and not judge.rereads(0.45, "contradicted")
+        and not judge.rereads(0.7, "supported")
+    )
+    # without a second scale: no second read, and both reads' P is the first's
+    plain = Judge(FakeModel(), calibration={"a": 2.0, "b": 0.0})
+    assert not plain.rereads(0.45, "uncertain") and not plain.rereads_any
+    assert plain.combine(0.6, [0.99]) == pytest.approx(plain.calibrate(0.6))
