@@ -1,10 +1,10 @@
 """One process at a time in an index folder.
 
-Chroma's local store, the lexical index and documents.json are each written by one process: two servers on one
-folder each kept their own view, lost each other's documents and left chunks without records (issue 37). The
-first process to open a folder holds an OS lock on it (flock on the folder itself on Unix, LockFileEx on a lock file
-on Windows; released by the OS when the process dies, so a crash leaves nothing to clean up) and writes who it is
-beside the lock, so the next one can say which process to stop. Several backends share one library through a
+Chroma's local store, the lexical index and the records (documents.json and .log) are each written by one process:
+two servers on one folder each kept their own view, lost each other's documents and left chunks without records
+(issue 37). The first process to open a folder holds an OS lock on it (flock on the folder itself on Unix, LockFileEx
+on a lock file on Windows; released by the OS when the process dies, so a crash leaves nothing to clean up) and writes
+who it is beside the lock, so the next one can say which process to stop. Several backends share one library through a
 Chroma server instead.
 """
 

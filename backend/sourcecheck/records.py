@@ -13,6 +13,7 @@ from sourcecheck import files, store
 from sourcecheck.errors import NotFound
 
 Record = dict[str, Any]  # a document as GET /documents lists it (new_record)
+COMPACT_AFTER = 200  # documents.log lines before documents.json is written anew, in a small library
 
 
 def new_record(doc_id: str, filename: str, sha256: str | None, status: str = "queued", **fields: Any) -> Record:
@@ -146,23 +147,51 @@ class Records:
 
 
 class FolderRecords(Records):
-    """Records in path/documents.json, PDFs in path/files/."""
+    """Records in path/documents.json, PDFs in path/files/. Each change is one line appended to documents.log;
+    documents.json is written anew only when the log has grown as long as the library (so a change costs the same
+    in a library of ten documents or of a hundred thousand, where rewriting the whole file made a large library's
+    first sync quadratic)."""
 
     def __init__(self, path: Path, lock: threading.RLock) -> None:
         self.path = path
+        self._logged, self._torn = 0, False  # lines in documents.log; whether its last is cut short
         super().__init__(lock)
 
     def _load(self) -> dict[str, Record]:
         records = self.path / "documents.json"
-        if not records.exists():
-            return {}
-        return {d["id"]: d for d in json.loads(records.read_text())}
+        docs = {d["id"]: d for d in json.loads(records.read_text())} if records.exists() else {}
+        log = self.path / "documents.log"
+        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        self._torn = not text.endswith("\n") and bool(text)  # the next line must not join a torn one
+        lines = text.splitlines()
+        for line in lines:
+            try:
+                change = json.loads(line)
+            except ValueError:  # the last line, torn by a crash mid-write: that change was never acknowledged
+                continue
+            if change.get("record") is not None:
+                docs[change["id"]] = change["record"]
+            else:
+                docs.pop(change.get("id"), None)
+        self._logged = len(lines)
+        return docs
 
     def _save(self, doc_id: str) -> None:
-        """The whole file, written anew."""
-        tmp = self.path / "documents.json.tmp"
-        tmp.write_text(json.dumps(list(self.docs.values()), indent=1))
-        os.replace(tmp, self.path / "documents.json")  # atomic: a crash never leaves half a file
+        """One line: the record as it is now, or its removal; the whole file once the log is as long as the
+        library."""
+        if self._logged >= max(COMPACT_AFTER, len(self.docs)) or not (self.path / "documents.json").exists():
+            tmp = self.path / "documents.json.tmp"
+            tmp.write_text(json.dumps(list(self.docs.values()), indent=1))
+            os.replace(tmp, self.path / "documents.json")  # atomic: a crash never leaves half a file
+            # a crash here replays the old log onto the new file: the same records again, nothing lost
+            (self.path / "documents.log").write_text("")
+            self._logged, self._torn = 0, False
+            return
+        line = json.dumps({"id": doc_id, "record": self.docs.get(doc_id)}, ensure_ascii=False)
+        with open(self.path / "documents.log", "a", encoding="utf-8") as log:
+            log.write("\n" * self._torn + line + "\n")
+        self._torn = False
+        self._logged += 1
 
     def write_pdf(self, doc_id: str, data: bytes) -> None:
         self._file(doc_id).write_bytes(data)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibration import fit, grade, platt, prompt_id, valid
+from sourcecheck.calibration import fit, fit_second, grade, logit, platt, prompt_id, sigmoid, valid
 
 from sourcecheck_eval import metrics
 
@@ -35,8 +35,9 @@ def kind_of(name: str) -> str:
 
 
 def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dict[str, list[dict[str, Any]]]:
-    """{set name: [{"record", "y", "p_raw", "conflict"}]}: sentence units of eval runs (predictions.jsonl; a set's
-    grounded view where it has one), and of features files for sets the runs lack."""
+    """{set name: [{"record", "y", "p_raw", "alone", "conflict"}]}: sentence units of eval runs (predictions.jsonl; a
+    set's grounded view where it has one), and of features files for sets the runs lack. alone: the second read's
+    highest P(Yes), NaN where the sentence was not read again."""
     out: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         views: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (set, view) -> units
@@ -44,7 +45,13 @@ def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dic
             u = json.loads(line)
             if u.get("view") in ("grounded", "sentence") and u.get("y") is not None:
                 views.setdefault((u["dataset"], u["view"]), []).append(
-                    {"record": u["record"], "y": int(u["y"]), "p_raw": u["p_raw"], "conflict": bool(u.get("conflict"))}
+                    {
+                        "record": u["record"],
+                        "y": int(u["y"]),
+                        "p_raw": u["p_raw"],
+                        "alone": max(u.get("alone") or [np.nan]),
+                        "conflict": bool(u.get("conflict")),
+                    }
                 )
         for name in sorted({n for n, _ in views}):  # Factcheck-GPT's grounded labels, not real-world truth (records.py)
             out.setdefault(name, []).extend(views.get((name, "grounded")) or views[(name, "sentence")])
@@ -53,31 +60,57 @@ def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dic
         if name in out:
             continue
         d = np.load(path)
+        alone = d["alone"] if "alone" in d else np.full(len(d["y"]), np.nan)
         out[name] = [
-            {"record": str(r), "y": int(y), "p_raw": float(p), "conflict": bool(c)}
-            for r, y, p, c in zip(d["record"], d["y"], d["p_raw"], d["conflict"])
+            {"record": str(r), "y": int(y), "p_raw": float(p), "alone": float(a), "conflict": bool(c)}
+            for r, y, p, a, c in zip(d["record"], d["y"], d["p_raw"], alone, d["conflict"])
         ]
     return out
 
 
 def fitted(data: Mapping[str, list[dict[str, Any]]], leave_out: str | None = None) -> dict[str, Any]:
-    """calibration.fit on the development sets, without the kind named leave_out."""
+    """calibration.fit on the development sets, without the kind named leave_out, and fit_second beside it where the
+    sets hold second reads."""
     units = [
         (u, kind_of(n)) for n, us in data.items() if not n.endswith(HELD_OUT) and kind_of(n) != leave_out for u in us
     ]
-    return fit([u["p_raw"] for u, _ in units], [u["y"] for u, _ in units], [k for _, k in units])
+    p, y, k = [u["p_raw"] for u, _ in units], [u["y"] for u, _ in units], [k for _, k in units]
+    first = fit(p, y, k)
+    alone = [u.get("alone", np.nan) for u, _ in units]
+    second = fit_second(p, alone, y, k, first, [u["conflict"] for u, _ in units])
+    return {**first, "second": second} if second else first
+
+
+def final_p(u: Mapping[str, Any], calibration: Mapping[str, Any], sensitivity: str = "balanced") -> float:
+    """P(supported) as the user gets it: the first read's, or both reads' where the first leaves the sentence in its
+    band and a second read was recorded (check.reread_sentence)."""
+    q1 = platt(u["p_raw"], calibration["a"], calibration["b"])
+    second, band = calibration.get("second"), calibration["bands"][sensitivity]
+    if not second or not band[0] <= q1 < band[1] or np.isnan(u.get("alone", np.nan)):
+        return q1
+    return float(sigmoid(second["a"][0] * logit(u["p_raw"]) + second["a"][1] * logit(u["alone"]) + second["b"]))
 
 
 def marks(units: list[dict[str, Any]], calibration: Mapping[str, Any], sensitivity: str = "balanced") -> list[str]:
-    """What the user sees for each unit: red for a found conflict, else the grade of its calibrated p."""
+    """What the user sees for each unit: red for a found conflict, else the grade of its P(supported), by the second
+    read's band where the first read's band left it (final_p)."""
     band = calibration["bands"][sensitivity]
-    return [
-        "contradicted" if u["conflict"] else grade(platt(u["p_raw"], calibration["a"], calibration["b"]), band)
-        for u in units
-    ]
+    second = calibration.get("second") or {}
+    out = []
+    for u in units:
+        q1 = platt(u["p_raw"], calibration["a"], calibration["b"])
+        reread = bool(second) and band[0] <= q1 < band[1] and not np.isnan(u.get("alone", np.nan))
+        out.append(
+            "contradicted"
+            if u["conflict"]
+            else grade(final_p(u, calibration, sensitivity), second["bands"][sensitivity])
+            if reread
+            else grade(q1, band)
+        )
+    return out
 
 
-def figures(units: list[dict[str, Any]], seen: list[str]) -> dict[str, float | None]:
+def figures(units: list[dict[str, Any]], seen: list[str], final: list[float] | None = None) -> dict[str, float | None]:
     y = np.array([u["y"] for u in units])
     m = np.array(seen)
     true, wrong = y == 1, y == 0
@@ -94,16 +127,23 @@ def figures(units: list[dict[str, Any]], seen: list[str]) -> dict[str, float | N
         "errors_flagged": share(flagged, wrong),
         "ba_flagged": metrics.balanced_accuracy(list(y), list((~flagged).astype(int))),
         "auroc": metrics.auroc(list(y), [u["p_raw"] for u in units]),
+        # what the user is shown: red lowest, then P(supported) after both reads
+        "auroc_final": None
+        if final is None
+        else metrics.auroc(list(y), [-1.0 if u["conflict"] else f for u, f in zip(units, final)]),
     }
 
 
 def report(units: list[dict[str, Any]], calibration: Mapping[str, Any], sensitivity: str = "balanced") -> dict:
     """figures() with 95 % bootstrap intervals over records (a record's sentences move together)."""
     seen = marks(units, calibration, sensitivity)
+    final = [final_p(u, calibration, sensitivity) for u in units]
     return {
         "n": len(units),
         "errors": sum(u["y"] == 0 for u in units),
-        **resampled(units, lambda idx: figures([units[i] for i in idx], [seen[i] for i in idx])),
+        **resampled(
+            units, lambda idx: figures([units[i] for i in idx], [seen[i] for i in idx], [final[i] for i in idx])
+        ),
     }
 
 
@@ -133,7 +173,16 @@ def resampled(
 def table(data: Mapping[str, list[dict[str, Any]]], sensitivity: str = "balanced") -> tuple[str, dict[str, Any]]:
     """The Markdown table of every set under a fit that did not see it, and the fit on all development data."""
     everything = fitted(data)
-    cols = ("true_red", "true_flagged", "true_uncertain", "errors_marked", "errors_flagged", "ba_flagged", "auroc")
+    cols = (
+        "true_red",
+        "true_flagged",
+        "true_uncertain",
+        "errors_marked",
+        "errors_flagged",
+        "ba_flagged",
+        "auroc",
+        "auroc_final",
+    )
     lines = [
         "| set | n (errors) | fit on | band | " + " | ".join(c.replace("_", " ") for c in cols) + " |",
         "| --- |" + " --- |" * (3 + len(cols)),
@@ -218,7 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\nfitted on all development data:", json.dumps(everything))
     if args.save_features:
         for name, units in data.items():
-            columns: dict[str, Any] = {k: np.array([u[k] for u in units]) for k in ("record", "y", "p_raw", "conflict")}
+            keys = ("record", "y", "p_raw", "alone", "conflict")
+            columns: dict[str, Any] = {k: np.array([u.get(k, np.nan) for u in units]) for k in keys}
             np.savez_compressed(Path(args.save_features) / f"{name}.npz", **columns)
     if args.out:
         shipped = {

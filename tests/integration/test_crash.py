@@ -6,6 +6,7 @@ import json
 import random
 import signal
 import subprocess
+import threading
 import time
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 from pdfs import make_pdf
 from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
+from sourcecheck.records import FolderRecords
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 
@@ -62,6 +64,11 @@ def big_pdf(tmp_path, pages=300):
     return make_pdf(tmp_path / "big.pdf", texts, title="Big")
 
 
+def stored_record(index_dir, doc_id):
+    """A document's record as the folder holds it, with no server running (records.FolderRecords)."""
+    return FolderRecords(index_dir, threading.RLock()).docs[doc_id]
+
+
 def consistent(index_dir):
     """(documents, chunks in the index, chunks the ready documents account for), with the server stopped."""
     lib = Library(index_dir, HashEmbedding())
@@ -109,10 +116,10 @@ def test_a_delete_cut_short_is_finished_after_a_restart(tmp_path, bridge_pdf, fa
     server.kill9()
     # What a kill part-way through a delete leaves: the record marked, its chunks and file still there (the
     # delete marks the record before it removes anything; a real kill lands there for a few milliseconds).
-    records = tmp_path / "index" / "documents.json"
-    data = json.loads(records.read_text())
-    next(d for d in data if d["id"] == gone["id"])["status"] = "deleting"
-    records.write_text(json.dumps(data))
+    # The record's last change, as the delete appends it to the records' log (records.FolderRecords).
+    record = {**stored_record(tmp_path / "index", gone["id"]), "status": "deleting"}
+    with open(tmp_path / "index" / "documents.log", "a") as log:
+        log.write(json.dumps({"id": gone["id"], "record": record}) + "\n")
     server.start()
     try:
         # the restarted server finished the delete itself

@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if set(args.only) - {"parallel", "zotero"}:  # those two need neither the PDFs nor the embedding model
         pdfs = make_pdfs()
         emb = MiniLMEmbedding()
-        if "ingest" in args.only or not (WORK / "index" / "documents.json").exists():
+        if "ingest" in args.only or not (WORK / "index" / "documents.json").exists():  # written at the first record
             lib = section("ingest", r, args.wait_idle, bench_ingest, pdfs, emb, r)
         else:
             lib = Library(WORK / "index", emb)
