@@ -166,7 +166,7 @@ def normal(text: str) -> str:
 
 
 def supported_note(evidence: Sequence[Evidence]) -> str | None:
-    return f"Supported by {evidence[-1].filename}, page {evidence[-1].page}." if evidence else None
+    return f"Supported by {evidence[0].filename}, page {evidence[0].page}." if evidence else None
 
 
 def uncertain_note(evidence: Sequence[Evidence]) -> str:
@@ -174,7 +174,7 @@ def uncertain_note(evidence: Sequence[Evidence]) -> str:
     (its score lies where its scale moves between kinds of text, so neither verdict would be honest)."""
     if not evidence:
         return "sourcecheck is not sure: no passage in your PDFs is close to it."
-    best = evidence[-1]  # evidence lists are most relevant last
+    best = evidence[0]
     return (
         f"sourcecheck is not sure: the closest passage is {in_quotes(best.quote)} ({best.filename}, page {best.page})."
     )

@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sourcecheck.citations import find_citations, keep_citations, strip_citations
-from sourcecheck.conflict import find_conflicts, most_relevant_first, states_claim
+from sourcecheck.conflict import find_conflicts, states_claim
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
-from sourcecheck.evidence import Evidence, EvidenceBlock, select_evidence, shortlist
+from sourcecheck.evidence import Evidence, EvidenceBlock, prompt_order, select_evidence, shortlist
 from sourcecheck.sentences import Sentence, split_sentences
 from sourcecheck.verdict import Score, decide
 from sourcecheck.zotero_view import with_links
@@ -98,7 +98,7 @@ class Job:
 
     index: int
     claim: str  # the sentence without its citation markers
-    evidence: list[Evidence]  # items, most relevant last (the prompt puts the best nearest the claim)
+    evidence: list[Evidence]  # items, most relevant first
     shown: list[Evidence]  # what the prompt shows (judge.show): the check's shared evidence block
     candidates: list[
         tuple[str, str]
@@ -254,11 +254,12 @@ def score_sentence(
 ) -> Score:
     """Stages 2–4 of one sentence (the module's docstring), from single forward passes (no text is generated).
 
-    evidence: its items, most relevant last; shown: the excerpts its prompt presents when they are not the evidence
-    itself (the check's shared block, evidence.EvidenceBlock); default: evidence. also: (document id, text) of its
-    candidate passages, where a value may be stated that a shown passage seems to contradict. sensitivity:
+    evidence: its items, most relevant first; shown: the excerpts its prompt presents, in the prompt's order (the
+    check's shared block, evidence.EvidenceBlock); default: the evidence itself (evidence.prompt_order). also:
+    (document id, text) of its candidate passages, where a value may be stated that a shown passage seems to
+    contradict. sensitivity:
     "relaxed", "balanced" or "strict", which of the calibration's bands grades it; default: the judge's."""
-    shown = evidence if shown is None else shown
+    shown = prompt_order(evidence) if shown is None else shown
     band = judge.bands[sensitivity] if sensitivity else judge.band
     # 2 score; calibrated on every call, since the judge's cache keeps the model's raw P(Yes)
     p_raw = judge.raw(claim, evidence, shown, decompose)
@@ -324,14 +325,13 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int = 1) -> Gener
 
 def _for_people(evidence: Sequence[Evidence], stances: Sequence[str], label: str) -> list[dict[str, Any]]:
     """The evidence as the card shows it: what settles the sentence first (what refutes a contradicted one,
-    what supports a supported one), then the most relevant (the prompt's order is the reverse: most relevant
-    nearest the claim)."""
+    what supports a supported one), then the most relevant."""
     rank = (
         {"refutes": 0, "supports": 1, "related": 2}
         if label == "contradicted"
         else {"supports": 0, "refutes": 1, "related": 2}
     )
-    order = sorted(most_relevant_first(evidence), key=lambda i: rank[stances[i]])
+    order = sorted(range(len(evidence)), key=lambda i: rank[stances[i]])
     return [evidence[i].to_dict(stances[i]) for i in order]
 
 

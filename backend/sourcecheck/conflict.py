@@ -64,13 +64,6 @@ def states_claim(claim: str, item: EvidenceItem) -> bool:
     return find_conflict(claim, [item]) is None
 
 
-def most_relevant_first(evidence: Sequence[object]) -> list[int]:
-    """The indices of an evidence list, most relevant first. Evidence lists are most relevant LAST
-    (evidence.select_evidence: the prompt puts the best nearest the claim); this is the one place that reads them
-    the other way round."""
-    return list(range(len(evidence) - 1, -1, -1))
-
-
 def _public(found: "Conflict | Disagreement") -> dict[str, str]:
     """What the API shows of a Conflict or a Disagreement (docs/api.md, `conflict`)."""
     return {k: getattr(found, k) for k in ("kind", "claim_value", "source_value", "quote")}
@@ -108,8 +101,7 @@ class Disagreement:
 
 
 def find_conflict(claim: str, evidence: Sequence[EvidenceItem]) -> Conflict | None:
-    """The first conflict of the claim with the evidence (most relevant last; searched most relevant first), or
-    None."""
+    """The first conflict of the claim with the evidence (most relevant first, searched in that order), or None."""
     return find_conflicts(claim, evidence)[0]
 
 
@@ -118,8 +110,8 @@ def find_conflicts(
 ) -> tuple[Conflict | None, Disagreement | None]:
     """(conflict, disagreement): the claim's first conflict with the evidence, or None; and, when there is
     none, a Disagreement between documents, or None: the claim's number is stated by one document while
-    another states another value for the same thing. The evidence is most relevant last, as select_evidence
-    orders it; the most relevant item is searched first.
+    another states another value for the same thing. The evidence is most relevant first, as select_evidence
+    orders it, and searched in that order.
 
     also: (document id, text) of the claim's candidate passages (the search's hits). A value that a sentence of
     the same document as the conflicting item states, of the same kind and the same thing, near the claim's
@@ -130,7 +122,7 @@ def find_conflicts(
     about = stems(claim) - {w[:STEM_LETTERS] for w in NEGATIONS | set(OPPOSITE)}
     on_topic_words = min(ON_TOPIC_WORDS, len(about))
     sentences = []  # (evidence index, sentence, its numbers, shared stems, about the claim as a whole)
-    for i in most_relevant_first(evidence):
+    for i in range(len(evidence)):
         for sentence in (" ".join(t.split()) for t in sentence_texts(evidence[i].passage)):  # a title: a line
             shared = about & stems(sentence)
             whole = len(shared) >= on_topic_words > 0 and len(shared) >= ABOUT_THE_SAME * len(about)

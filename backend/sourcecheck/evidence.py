@@ -1,8 +1,9 @@
 """From retrieved chunks to evidence: rerank, drop overlaps, pick the verbatim quote, order for the prompt.
 
-Evidence lists are most relevant LAST (nearest the claim in the prompt). One module of over 300 lines: the rerank,
-the quote and the passage all read a chunk through the same split into sentences and labels (split_passage, cached)
-and the same rarity weights (rarity), which the evaluation's aligned prompts read too (sourcecheck_eval/aligned.py).
+Evidence lists are most relevant first; only a prompt shows them the other way round (prompt_order). One module of
+over 300 lines: the rerank, the quote and the passage all read a chunk through the same split into sentences and
+labels (split_passage, cached) and the same rarity weights (rarity), which the evaluation's aligned prompts read too
+(sourcecheck_eval/aligned.py).
 """
 
 from __future__ import annotations
@@ -127,7 +128,7 @@ class SentenceVectors:
 def select_evidence(
     claim: str, hits: Sequence[Hit], filenames: Mapping[str, str], k: int = 5, similarity: Similarity | None = None
 ) -> list[Evidence]:
-    """k evidence items for the claim, most relevant LAST (nearest the claim), each around one sentence of the
+    """k evidence items for the claim, most relevant first, each around one sentence of the
     candidate chunks, picked one at a time: the sentence that matches the claim best (Matcher.score) plus PART_GAIN
     of the claim's rare words and numbers it adds to those picked so far. So a chat sentence merged from two places
     gets a window on each, a chunk may give two windows, and the quote a card opens on is the sentence that settles
@@ -159,7 +160,7 @@ def select_evidence(
         for s in part.sentences[span[0] : span[1]]:
             covered[0].update(m.found_at[s][0])
             covered[1].update(m.found_at[s][1])
-    return list(reversed(chosen))
+    return chosen
 
 
 PART_GAIN = 0.5  # weight of the claim's rare words and numbers a sentence adds that the picked ones lack
@@ -345,8 +346,14 @@ def _evidence(
     return item, (lo, hi)
 
 
+def prompt_order(evidence: Sequence[Evidence]) -> list[Evidence]:
+    """Evidence (most relevant first, as every list of it is) in the order a prompt shows it: most relevant last,
+    nearest the claim (FAVA's order). The one place that turns it round; EvidenceBlock lays out a check's block so."""
+    return list(reversed(evidence))
+
+
 def format_sources(evidence: Sequence[Evidence]) -> str:
-    """The evidence block of the prompt, in the given order (most relevant last).
+    """The evidence block of the prompt, in the given order (prompt_order's).
 
     No file name or page: the judge does not need them, and at ~10 tokens an excerpt they were ~10% of
     a check's prompt (a 10-sentence check: all verdicts 50.4 -> 45.2 s, 9 -> 10 of 10 right).
@@ -367,12 +374,13 @@ class EvidenceBlock:
         self.items: list[Evidence] = []
 
     def add(self, evidence: Sequence[Evidence]) -> list[Evidence]:
-        """Append the excerpts not shown yet (keeping their order: most relevant last); the block to show."""
+        """Append the excerpts not shown yet, the most relevant last (prompt_order); the block to show, in the prompt's
+        order."""
         seen = {e.passage for e in self.items}
-        new = [e for e in evidence if e.passage not in seen]
+        new = [e for e in prompt_order(evidence) if e.passage not in seen]
         words = sum(len(e.passage.split()) for e in self.items + new)
         if words > self.budget_words:
-            self.items = list(evidence)
+            self.items = prompt_order(evidence)
         else:
             self.items += new
         return list(self.items)

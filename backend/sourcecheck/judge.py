@@ -25,7 +25,7 @@ from sourcecheck.cards import (
 )
 from sourcecheck.conflict import Conflict, Disagreement, find_conflict
 from sourcecheck.errors import ConfigError
-from sourcecheck.evidence import Evidence
+from sourcecheck.evidence import Evidence, prompt_order
 from sourcecheck.llm.base import Model
 from sourcecheck.prompting import messages, sources_text
 from sourcecheck.reading import Swap, find_by_reading, swaps
@@ -105,12 +105,13 @@ class Judge:
     def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
         """What a sentence's prompt shows: the check's evidence block with this evidence added (its `passages` most
         relevant items, when set), a prompt prefix the check's sentences share (evidence.EvidenceBlock)."""
-        return block.add(evidence if self.passages is None else evidence[-self.passages :])  # most relevant last
+        return block.add(evidence if self.passages is None else evidence[: self.passages])
 
     def verify_messages(
         self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
     ) -> list[dict[str, str]]:
-        """The chat that asks "do the excerpts support the claim?"; shown: the excerpts the prompt presents."""
+        """The chat that asks "do the excerpts support the claim?"; shown: the excerpts the prompt presents, in its
+        order (evidence.prompt_order)."""
         return messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
 
     def p_yes(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
@@ -153,7 +154,7 @@ class Judge:
     def alone(self, claim: str, evidence: Sequence[Evidence]) -> list[float]:
         """The second read: the claim's P(Yes) against each of its READ_ALONE most relevant items on its own, cached
         (a prompt showing one item, so its words are that item's and nothing else's)."""
-        items = list(evidence)[-READ_ALONE:]  # most relevant last
+        items = list(evidence)[:READ_ALONE]
         key = ("alone", claim, tuple(e.passage for e in items))
         found = self._recall(key)
         if found is None:
@@ -223,7 +224,7 @@ class Judge:
         if score.label in ("supported", "uncertain"):
             found = score.conflict if isinstance(score.conflict, Disagreement) else None
             return settled_card(score.label, claim, evidence, found)
-        shown = evidence if shown is None else shown
+        shown = prompt_order(evidence) if shown is None else shown
         key = (
             "explain",
             claim,

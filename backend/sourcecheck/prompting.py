@@ -53,8 +53,8 @@ def sources_text(evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> str
     if not shown:
         return "(none found)"
     text = format_sources(shown)
-    if evidence and shown[-1].passage != evidence[-1].passage:  # the best excerpt is not nearest the claim
-        best = next((i for i, e in enumerate(shown, 1) if e.passage == evidence[-1].passage), None)
+    if evidence and shown[-1].passage != evidence[0].passage:  # the best excerpt is not nearest the claim
+        best = next((i for i, e in enumerate(shown, 1) if e.passage == evidence[0].passage), None)
         if best:
             text += f"\n(The excerpt most relevant to the claim is [{best}].)"
     return text

@@ -20,7 +20,7 @@ conflict on the development half, so only numbers are swapped; names stay an eva
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from sourcecheck.conflict import Conflict, EvidenceItem, most_relevant_first, put_value
+from sourcecheck.conflict import Conflict, EvidenceItem, put_value
 from sourcecheck.quantities import Stated, find_numbers, same_value
 
 # A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
@@ -57,7 +57,7 @@ def swaps(claim: str, evidence: Sequence[EvidenceItem]) -> list[Swap]:
 
 def _candidates(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
     passages = " ".join(e.passage for e in evidence)
-    aligned = most_relevant_first(evidence)[:ALIGNED]
+    aligned = range(min(ALIGNED, len(evidence)))  # the most relevant quotes
     claim_numbers = find_numbers(claim)
     stated = find_numbers(passages)
     # per aligned quote, once: its numbers that state none of the claim's values

@@ -45,10 +45,10 @@ def decide(
         return Verdict(label, stances, None)
     if disagreement is not None:  # the card shows both documents
         stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
-    else:  # the most relevant item that states the claim (evidence lists are most relevant last), if one does
+    else:  # the most relevant item that states the claim, if one does
         stating = [i for i, ok in enumerate(states) if ok]
         if stating:
-            stances[stating[-1]] = "supports"
+            stances[stating[0]] = "supports"
     return Verdict("supported", stances, disagreement)
 
 
@@ -57,7 +57,7 @@ class Score:
     """One sentence's way to its verdict, a field for each stage's output (check.score_sentence runs them)."""
 
     claim: str  # the sentence without its citation markers
-    evidence: list[Evidence]  # 1 evidence: the items the sentence is judged on, most relevant last
+    evidence: list[Evidence]  # 1 evidence: the items the sentence is judged on, most relevant first
     shown: list[Evidence]  # the excerpts its prompt presents (the check's shared block)
     p_raw: float  # 2 score: the model's P(Yes), a product over the claims of a decomposed sentence
     p_supported: float  # its P(Yes) on the judge's calibrated scale

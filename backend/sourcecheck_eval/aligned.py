@@ -28,7 +28,7 @@ def aligned(claim: str, evidence: Sequence[Evidence], budget_words: int = ALIGNE
     Greedy cover: each next sentence is the one that adds the most of the claim's words (weighted by rarity
     among the candidates) and numbers not yet covered, until nothing is added or the budget is spent; at
     least two when there are two. A sentence that points back brings the one before it. Returns evidence items
-    whose passage is just their chosen sentences, in the given order (most relevant last); the items
+    whose passage is just their chosen sentences, in the given order (the prompt's: most relevant last); the items
     themselves (quote, page) are unchanged, so the card shows the same evidence.
     """
     claim_words, claim_numbers = set(content_words(claim)), numbers(claim)
@@ -46,7 +46,9 @@ def aligned(claim: str, evidence: Sequence[Evidence], budget_words: int = ALIGNE
 
     def gain(
         c: tuple[int, int, str, set[str], set[str]],
-    ) -> tuple[float, int, int]:  # ties go to the more relevant item (later in evidence), then to the earlier sentence
+    ) -> tuple[
+        float, int, int
+    ]:  # ties go to the more relevant item (later in the prompt), then to the earlier sentence
         return (math.fsum(weight[w] for w in words_left & c[3]) + top * len(numbers_left & c[4]), c[0], -c[1])
 
     while True:

@@ -36,7 +36,8 @@ LICENCES = {
 
 def answers_of(run: str | Path) -> list[dict[str, Any]]:
     """Every answer of a run's development sets as {"kind", "id", "sentences": [{"claim", "y", "evidence"}]}: the
-    labelled sentences that map onto one checked sentence each, in the order the check scored them."""
+    labelled sentences that map onto one checked sentence each, in the order the check scored them; each sentence's
+    evidence as the run read it (`read`: most relevant first, as every evidence list is)."""
     run = Path(run)
     report = json.loads((run / "results.json").read_text())
     out = []

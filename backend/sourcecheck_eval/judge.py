@@ -21,9 +21,9 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sourcecheck.calibration import logit
-from sourcecheck.conflict import Conflict, most_relevant_first
+from sourcecheck.conflict import Conflict
 from sourcecheck.errors import ConfigError
-from sourcecheck.evidence import Evidence
+from sourcecheck.evidence import Evidence, prompt_order
 from sourcecheck.judge import Judge, yes_probability
 from sourcecheck.numerals import numbers
 from sourcecheck.reading import ALIGNED, MAX_SWAPS, Swap, swap
@@ -75,7 +75,8 @@ class LabJudge(Judge):
     def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
         if self.prompt_evidence == "shared":
             return super().show(claim, evidence, block)
-        return aligned(claim, evidence) if self.prompt_evidence == "aligned" else evidence
+        laid_out = prompt_order(evidence)
+        return aligned(claim, laid_out) if self.prompt_evidence == "aligned" else laid_out
 
     def p_yes_state(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> tuple[float, Any]:
         """p_yes() and the hidden state at the answer (None unless states and the backend reads one)."""
@@ -88,7 +89,7 @@ class LabJudge(Judge):
 
     def answer(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
         if self.prompt_evidence == "each" and evidence:
-            found = max((self.p_yes_state(claim, [e], [e]) for e in evidence), key=lambda a: a[0])
+            found = max((self.p_yes_state(claim, [e], [e]) for e in prompt_order(evidence)), key=lambda a: a[0])
         else:
             found = self.p_yes_state(claim, evidence, shown)
         answers = getattr(self._local, "answers", None)
@@ -134,7 +135,7 @@ def name_swaps(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
     """Each name of the claim that no evidence passage states, paired with a name of the same shape that an aligned
     quote (reading.ALIGNED) states and the claim does not."""
     passages = " ".join(e.passage for e in evidence)
-    nearest = most_relevant_first(evidence)[:ALIGNED]
+    nearest = range(min(ALIGNED, len(evidence)))
     claimed = _names(claim)
     for shape, name in sorted(claimed):
         if name in passages:

@@ -37,7 +37,7 @@ def kind_of(name: str) -> str:
 def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dict[str, list[dict[str, Any]]]:
     """{set name: [{"record", "y", "p_raw", "alone", "conflict"}]}: sentence units of eval runs (predictions.jsonl; a
     set's grounded view where it has one), and of features files for sets the runs lack. alone: the second read's
-    highest P(Yes), NaN where the sentence was not read again."""
+    highest P(Yes), where the sentence was read again."""
     out: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         views: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (set, view) -> units
@@ -49,7 +49,7 @@ def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dic
                         "record": u["record"],
                         "y": int(u["y"]),
                         "p_raw": u["p_raw"],
-                        "alone": max(u.get("alone") or [np.nan]),
+                        **({"alone": max(u["alone"])} if u.get("alone") else {}),
                         "conflict": bool(u.get("conflict")),
                     }
                 )
@@ -62,7 +62,13 @@ def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dic
         d = np.load(path)
         alone = d["alone"] if "alone" in d else np.full(len(d["y"]), np.nan)
         out[name] = [
-            {"record": str(r), "y": int(y), "p_raw": float(p), "alone": float(a), "conflict": bool(c)}
+            {
+                "record": str(r),
+                "y": int(y),
+                "p_raw": float(p),
+                **({} if np.isnan(a) else {"alone": float(a)}),
+                "conflict": bool(c),
+            }
             for r, y, p, a, c in zip(d["record"], d["y"], d["p_raw"], alone, d["conflict"])
         ]
     return out

@@ -172,12 +172,12 @@ def run_record(
                     "label": v["label"],
                     "p": v["p_supported"],
                     "p_raw": score.p_raw,
-                    "alone": score.alone,  # the second read's P(Yes) per item, most relevant last; [] if not read
+                    "alone": score.alone,  # the second read's P(Yes) per item, most relevant first; [] if not read
                     "features": features(score),
                     "evidence": [{k: e[k] for k in ("filename", "page", "quote", "stance")} for e in v["evidence"]],
                     **({k: v[k] for k in ("error_type", "critique", "revised")} if critique else {}),
                     **({"state": pack_state(state)} if state is not None else {}),
-                    "read": [  # the evidence as the judge read it, most relevant last: what a calibration set replays
+                    "read": [  # the evidence as the judge read it, most relevant first: what a calibration set replays
                         {k: getattr(e, k) for k in ("passage", "quote", "filename", "page", "relevance")}
                         for e in score.evidence
                     ],

@@ -92,7 +92,7 @@ def measure(records: Sequence[Mapping[str, Any]], vectors: Any) -> list[dict[str
             near = shortlist(claim, got["hits"][index], 10)
             evidence = select_evidence(claim, near, got["filenames"], 5, vectors.similarity(claim, near))
             want = pdfs[label["source_index"]] if pdfs else f"paper{label['source_index'] + 1}.pdf"
-            mine = [e for e in reversed(evidence) if e.filename == want]  # most relevant first
+            mine = [e for e in evidence if e.filename == want]
             quote = label["source_quote"]
             rows.append(
                 {
@@ -102,7 +102,7 @@ def measure(records: Sequence[Mapping[str, Any]], vectors: Any) -> list[dict[str
                     "page": any(e.page == label.get("page") for e in mine) if label.get("page") else bool(mine),
                     "quote": any(holds(e.quote, quote) for e in mine),
                     "window": any(holds(e.passage, quote) for e in mine),
-                    "first": bool(evidence) and evidence[-1].filename == want and holds(evidence[-1].passage, quote),
+                    "first": bool(evidence) and evidence[0].filename == want and holds(evidence[0].passage, quote),
                 }
             )
     return rows

@@ -21,7 +21,7 @@ def test_aligned_covers_the_claim_with_few_sentences_and_keeps_a_pointing_back_s
     text = " ".join(e.passage for e in out)
     assert "35k instances" in text and "It beats ChatGPT" in text
     assert "weather" not in text and "Birds" not in text
-    assert [e.quote for e in out][-1] == items[-1].quote  # most relevant last, items unchanged
+    assert [e.quote for e in out][-1] == items[-1].quote  # in the prompt order given, items unchanged
 
 
 def test_aligned_never_leaves_the_prompt_without_sources():

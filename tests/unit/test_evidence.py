@@ -49,7 +49,7 @@ OTHER = Hit("o", "d2", 1, 0, 200, "Heat stress shortened grain filling. Yields f
 
 def test_a_chunk_counts_by_its_best_sentence_which_is_its_quote():
     claim = "Drought was imposed by withholding irrigation at 85 days after sowing."
-    shown = list(reversed(select_evidence(claim, [TITLE, OTHER, METHOD], {"d1": "a.pdf", "d2": "b.pdf"}, k=3)))
+    shown = select_evidence(claim, [TITLE, OTHER, METHOD], {"d1": "a.pdf", "d2": "b.pdf"}, k=3)  # most relevant first
     assert shown[0].quote == "Drought was imposed by withholding irrigation at 95 days after sowing."
     assert "Plants were grown in pots." in shown[0].passage  # the judge reads the neighbours too
     assert len(shown) == 3
@@ -57,9 +57,9 @@ def test_a_chunk_counts_by_its_best_sentence_which_is_its_quote():
 
 def test_the_quote_takes_in_a_neighbour_that_carries_another_part_of_a_merged_claim():
     claim = "Plants grown in pots had drought imposed at 95 days after sowing, with stem samples taken weekly."
-    quote = list(reversed(select_evidence(claim, [METHOD], {"d1": "a.pdf"})))[0].quote
+    quote = select_evidence(claim, [METHOD], {"d1": "a.pdf"})[0].quote
     assert quote.startswith("Plants were grown in pots.") and quote.endswith("Stem samples were taken weekly.")
-    single = list(reversed(select_evidence("Yields fell by a third.", [OTHER], {"d2": "b.pdf"})))[0].quote
+    single = select_evidence("Yields fell by a third.", [OTHER], {"d2": "b.pdf"})[0].quote
     assert single == "Yields fell by a third."  # a neighbour that adds nothing of the claim stays out
 
 

@@ -3,7 +3,7 @@ import math
 import pytest
 from sourcecheck.cards import parse_critique
 from sourcecheck.check import score_sentence
-from sourcecheck.evidence import Evidence, format_sources, select_evidence
+from sourcecheck.evidence import Evidence, format_sources, prompt_order, select_evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.search import Hit
@@ -47,14 +47,14 @@ def test_calibration_is_platt_scaling():
 def test_supported_verdict_needs_no_critique():
     model = FakeModel()
     model.enqueue({"Yes": 0.9, "No": 0.1})
-    evidence = [ev("other", 2), ev("best", 3)]
+    evidence = [ev("best", 3), ev("other", 2)]  # most relevant first
     judge = Judge(model, calibration=IDENTITY)
     v = verdict(judge, "The span is long.", evidence)
     assert v["label"] == "supported" and v["error_type"] is None and v["revised"] is None
     assert "page 3" in v["critique"]
     assert score_sentence(judge, "The span is long.", evidence).stances == [
-        "related",
         "supports",
+        "related",
     ]  # the best one supports
     assert len(model.history) == 1  # the score was kept
 
@@ -266,16 +266,16 @@ def test_decompose_multiplies_claim_probabilities():
     assert v["p_supported"] == pytest.approx(0.72)
 
 
-def test_select_evidence_reranks_drops_overlaps_and_puts_the_best_last():
+def test_select_evidence_reranks_drops_overlaps_puts_the_best_first_and_the_prompt_shows_it_last():
     hits = [
         Hit("c1", "d", 1, 0, 100, "Bananas are yellow. Nothing else.", 0.9),
         Hit("c2", "d", 2, 0, 100, "Filler text. The main span is 1,280 meters long. More filler.", 0.5),
         Hit("c3", "d", 2, 50, 150, "The main span is 1,280 meters long. More filler.", 0.4),
     ]
     chosen = select_evidence("The main span is 1,280 meters long.", hits, {"d": "b.pdf"}, k=5)
-    assert [e.page for e in chosen] == [1, 2]  # c3 overlaps c2 and scores lower
-    assert chosen[-1].quote == "The main span is 1,280 meters long." and chosen[-1].filename == "b.pdf"
-    assert format_sources(chosen).endswith("[2] Filler text. The main span is 1,280 meters long. More filler.")
+    assert [e.page for e in chosen] == [2, 1]  # c3 overlaps c2 and scores lower
+    assert chosen[0].quote == "The main span is 1,280 meters long." and chosen[0].filename == "b.pdf"
+    assert format_sources(prompt_order(chosen)).endswith("[2] Filler text. The main span is 1,280 meters long. More filler.")
 
 
 def test_signal_features_measure_what_the_evidence_lacks():
@@ -294,26 +294,28 @@ def test_evidence_block_appends_only_new_excerpts_and_starts_over_past_its_budge
 
     block = EvidenceBlock(budget_words=12)
     a, b, c = ev("one two three four"), ev("five six seven eight"), ev("nine ten eleven twelve")
-    assert [e.passage for e in block.add([a, b])] == [a.passage, b.passage]
-    assert [e.passage for e in block.add([ev(b.passage), c])] == [a.passage, b.passage, c.passage]
+    # evidence comes most relevant first; the block shows each sentence's most relevant nearest its claim
+    assert [e.passage for e in block.add([b, a])] == [a.passage, b.passage]
+    assert [e.passage for e in block.add([c, ev(b.passage)])] == [a.passage, b.passage, c.passage]
     d = ev("thirteen fourteen")
-    assert [e.passage for e in block.add([c, d])] == [c.passage, d.passage]  # 14 words > 12: a fresh block
+    assert [e.passage for e in block.add([d, c])] == [c.passage, d.passage]  # 14 words > 12: a fresh block
 
 
 def test_a_sentences_prompt_adds_its_most_relevant_items_and_a_critique_shows_the_block_that_holds_them():
     from sourcecheck.errors import ConfigError
     from sourcecheck.evidence import EvidenceBlock
 
-    first = [ev(f"first passage {i}") for i in range(5)]  # most relevant last
-    assert Judge(FakeModel(), calibration=IDENTITY).show("claim one", first, EvidenceBlock()) == first  # all: TOP_K
+    first = [ev(f"first passage {i}") for i in range(5)]  # most relevant first
+    # all (TOP_K), the most relevant nearest the claim
+    assert Judge(FakeModel(), calibration=IDENTITY).show("claim one", first, EvidenceBlock()) == first[::-1]
     with pytest.raises(ConfigError):
         Judge(FakeModel(), calibration=IDENTITY, passages=0)
     judge, block = Judge(FakeModel(), calibration=IDENTITY, passages=3), EvidenceBlock()
     shown = judge.show("claim one", first, block)
-    assert shown == first[-3:]
+    assert shown == first[:3][::-1]
     second = [ev(f"second passage {i}") for i in range(5)]
     later = judge.show("claim two", second, block)
-    assert later[:3] == shown and later[3:] == second[-3:]  # one growing prefix
+    assert later[:3] == shown and later[3:] == second[:3][::-1]  # one growing prefix
     assert block.shown_for(shown) == later  # the first sentence's critique reads the block already cached
     assert block.shown_for([ev("a passage the block lost")]) == [ev("a passage the block lost")]
 
@@ -322,7 +324,7 @@ def test_sources_text_points_at_the_best_excerpt_when_it_is_not_last():
     from sourcecheck.prompting import sources_text
 
     a, b = ev("first passage"), ev("best passage")
-    assert "most relevant" not in sources_text([a, b], [a, b])
+    assert "most relevant" not in sources_text([b, a], [a, b])  # evidence most relevant first; shown as laid out
     assert sources_text([b], [b, a]).endswith("(The excerpt most relevant to the claim is [1].)")
     assert sources_text([], []) == "(none found)"
 
@@ -366,10 +368,10 @@ def test_the_second_read_asks_of_each_of_the_three_most_relevant_items_alone_onc
     model.enqueue({"Yes": 0.2, "No": 0.8}, {"Yes": 0.9, "No": 0.1}, {"Yes": 0.4, "No": 0.6})
     second = {"a": [0.5, 2.0], "b": -1.0, "bands": {"balanced": [0.2, 0.5]}}
     judge = Judge(model, calibration={**IDENTITY, "bands": {"balanced": [0.3, 0.6]}, "second": second})
-    items = [ev("least"), ev("third"), ev("second"), ev("most relevant")]  # most relevant last
+    items = [ev("most relevant"), ev("second"), ev("third"), ev("least")]  # most relevant first
     assert judge.alone("A claim.", items) == pytest.approx([0.2, 0.9, 0.4])
     prompts = [m[-1]["content"] for _, m in model.history]
-    assert ["[1] third", "[1] second", "[1] most relevant"] == [
+    assert ["[1] most relevant", "[1] second", "[1] third"] == [
         p[p.index("[1]") : p.index("\n", p.index("[1]"))] for p in prompts
     ]
     assert judge.alone("A claim.", items) == pytest.approx([0.2, 0.9, 0.4]) and len(model.history) == 3  # cached

@@ -12,14 +12,14 @@ DISAGREEMENT = Disagreement("35,074", "34,000", 0, "FAVA uses 34,000 instances."
 @pytest.mark.parametrize(
     "p, conflict, disagreement, label, stances",
     [
-        (0.9, None, None, "supported", ["related", "related", "supports"]),  # the most relevant (last) supports
+        (0.9, None, None, "supported", ["supports", "related", "related"]),  # the most relevant (first) supports
         (0.3, None, None, "unsupported", ["related", "related", "related"]),
         (0.5, None, None, "uncertain", ["related", "related", "related"]),  # inside the band: no stance taken
         (0.5, None, DISAGREEMENT, "uncertain", ["related", "related", "related"]),
         (0.5, CONFLICT, None, "contradicted", ["refutes", "related", "related"]),
         (0.9, CONFLICT, None, "contradicted", ["refutes", "related", "related"]),  # red whatever p says
         (0.1, CONFLICT, None, "contradicted", ["refutes", "related", "related"]),
-        (0.9, None, DISAGREEMENT, "supported", ["refutes", "related", "supports"]),
+        (0.9, None, DISAGREEMENT, "supported", ["refutes", "related", "supports"]),  # the items the disagreement names
         (0.3, None, DISAGREEMENT, "unsupported", ["related", "related", "related"]),
     ],
 )
@@ -42,7 +42,7 @@ def test_decide_at_the_band_edges_and_without_evidence():
 
 
 def test_only_an_item_that_states_the_claim_is_tagged_supports():
-    assert decide(0.9, (0.4, 0.6), None, None, [True, True, False]).stances == ["related", "supports", "related"]
+    assert decide(0.9, (0.4, 0.6), None, None, [False, True, True]).stances == ["related", "supports", "related"]
     assert decide(0.9, (0.4, 0.6), None, None, [False, False]).stances == ["related", "related"]
 
 

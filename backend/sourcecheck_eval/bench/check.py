@@ -91,7 +91,7 @@ def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
     from sourcecheck.cards import CONTRADICTING
     from sourcecheck.check import score_sentence
     from sourcecheck.citations import strip_citations
-    from sourcecheck.evidence import Evidence
+    from sourcecheck.evidence import Evidence, prompt_order
     from sourcecheck.sentences import split_sentences
 
     names = {d["id"]: d["filename"] for d in lib.list()}
@@ -101,9 +101,9 @@ def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
         claim = strip_citations(s.text)
         evidence = [
             Evidence(h.document_id, names[h.document_id], h.page, " ".join(h.text.split()), h.text, h.fused)
-            for h in reversed(lib.search(claim, k, None, 4 * k))
+            for h in lib.search(claim, k, None, 4 * k)
         ]
-        found = judge.critique(claim, evidence, evidence)  # for every sentence, before the verdict
+        found = judge.critique(claim, evidence, prompt_order(evidence))  # for every sentence, before the verdict
         label = score_sentence(judge, claim, evidence).label  # P(Yes) and the judge's calibration
         yield (
             s.index,
