@@ -275,18 +275,9 @@ def test_select_evidence_reranks_drops_overlaps_puts_the_best_first_and_the_prom
     chosen = select_evidence("The main span is 1,280 meters long.", hits, {"d": "b.pdf"}, k=5)
     assert [e.page for e in chosen] == [2, 1]  # c3 overlaps c2 and scores lower
     assert chosen[0].quote == "The main span is 1,280 meters long." and chosen[0].filename == "b.pdf"
-    assert format_sources(prompt_order(chosen)).endswith("[2] Filler text. The main span is 1,280 meters long. More filler.")
-
-
-def test_signal_features_measure_what_the_evidence_lacks():
-    from sourcecheck_eval.judge import signal_features
-
-    evidence = [ev("The Golden Gate Bridge opened on May 27, 1937 in San Francisco.")]
-    f = signal_features("The Golden Gate Bridge opened in 1938 in Oakland.", evidence, 0.5)
-    assert f["numbers_missing"] == 1.0 and f["names_missing"] == pytest.approx(0.25)
-    assert f["overlap"] == pytest.approx(4 / 5) and f["logit_p"] == pytest.approx(0.0)
-    f = signal_features("The bridge opened on May 27, 1937.", evidence, 0.5)
-    assert (f["numbers_missing"], f["names_missing"], f["overlap"]) == (0.0, 0.0, 1.0)
+    assert format_sources(prompt_order(chosen)).endswith(
+        "[2] Filler text. The main span is 1,280 meters long. More filler."
+    )
 
 
 def test_evidence_block_appends_only_new_excerpts_and_starts_over_past_its_budget():

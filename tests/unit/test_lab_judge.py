@@ -8,7 +8,7 @@ from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck_eval.aligned import ALIGNED_WORDS
-from sourcecheck_eval.judge import LabJudge
+from sourcecheck_eval.judge import LabJudge, signal_features
 from support import TEXT, bridge_and_fava
 
 RAW = {"a": 1.0, "b": 0.0}  # raw scores
@@ -143,3 +143,12 @@ def test_with_states_each_score_has_the_state_of_its_answer_also_from_the_cache(
     weakest = "The HC3 estimator was painted purple by robots."
     _, _, expected = FakeModel().choose(judge.verify_messages(weakest, [SOURCE], [SOURCE]), ("Yes", "No"), state=True)
     assert score.p_raw < 0.5 and (state(judge, score, decompose=True) == expected).all()
+
+
+def test_signal_features_measure_what_the_evidence_lacks():
+    evidence = [ev("The Golden Gate Bridge opened on May 27, 1937 in San Francisco.")]
+    f = signal_features("The Golden Gate Bridge opened in 1938 in Oakland.", evidence, 0.5)
+    assert f["numbers_missing"] == 1.0 and f["names_missing"] == pytest.approx(0.25)
+    assert f["overlap"] == pytest.approx(4 / 5) and f["logit_p"] == pytest.approx(0.0)
+    f = signal_features("The bridge opened on May 27, 1937.", evidence, 0.5)
+    assert (f["numbers_missing"], f["names_missing"], f["overlap"]) == (0.0, 0.0, 1.0)

@@ -18,10 +18,11 @@ from sourcecheck_eval.bench.ingest import bench_ingest
 from sourcecheck_eval.bench.search import bench_search
 from sourcecheck_eval.bench.server import bench_server
 from sourcecheck_eval.bench.table import print_table
+from sourcecheck_eval.bench.text import bench_text
 from sourcecheck_eval.bench.zotero import bench_zotero
 from sourcecheck_eval.parallel import bench_parallel
 
-PARTS = ["ingest", "check", "server", "search", "parallel", "zotero"]
+PARTS = ["ingest", "check", "server", "search", "parallel", "zotero", "text"]
 
 
 def section(name: str, r: dict[str, Any], wait_idle: bool, fn: Callable[..., Any], *args: Any) -> Any:
@@ -66,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     WORK.mkdir(parents=True, exist_ok=True)  # each part writes results.json there
     started = now()
     print(r["machine"], f"— load average {fmt(r['load_before'], '.2f')}", flush=True)
-    if set(args.only) - {"parallel", "zotero"}:  # those two need neither the PDFs nor the embedding model
+    if set(args.only) - {"parallel", "zotero", "text"}:  # those need neither the PDFs nor the embedding model
         pdfs = make_pdfs()
         emb = MiniLMEmbedding()
         if "ingest" in args.only or not (WORK / "index" / "documents.json").exists():  # written at the first record
@@ -83,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         section("parallel", r, args.wait_idle, bench_parallel, r)
     if "zotero" in args.only:
         section("zotero", r, args.wait_idle, bench_zotero, r)
+    if "text" in args.only:
+        section("text", r, args.wait_idle, bench_text, r)
     r["load_after"], r["total_s"] = load_average(), now() - started
     (WORK / "results.json").write_text(json.dumps(r, indent=1))
     print(

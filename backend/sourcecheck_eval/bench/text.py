@@ -1,35 +1,30 @@
-"""A check's text work is linear (issue #25): 20,000 characters of the worst kind for the splitter, the citation
-finder or the conflict finder take a few times what plain prose of that length takes, not minutes.
+"""scripts/bench --only text: a check's text work is linear (issue 25). 20,000 characters of the worst kind for the
+splitter, the citation finder or the conflict finder, each timed against plain prose of that length (the best of a
+few runs of each, in turn, the garbage collector off, so a loaded machine slows both sides alike), and against a
+quarter of itself (4x the text: 4x the time when linear, 16x when quadratic). Before the fix, splitting alone took
+350 to 14,000 times as long as prose on the worst of these, and about half an hour on the first (it was cubic).
+The cases are the test suite's too (tests/unit/test_text_work.py checks what they give, not how fast)."""
 
-Times are ratios measured in the same run (the best of a few runs of each, in turn, the garbage collector off),
-so a loaded machine slows both sides alike. Before the fix, splitting alone took 350 to 14,000 times as long
-on the worst of these, and about half an hour on the first (it was cubic).
-"""
+from __future__ import annotations
 
 import gc
 import random
 import re
 import time
+from collections.abc import Callable
+from typing import Any
 
-import pytest
-from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
-from sourcecheck.check import check_text
-from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.judge import Judge
-from sourcecheck.library import Library
-from sourcecheck.llm.fake import FakeModel
-from sourcecheck.quantities import find_numbers
-from sourcecheck.sentences import split_sentences
+from sourcecheck_eval.bench.data import ROOT
 
 N = 20_000  # the default MAX_TEXT_CHARS
-BOUND = 3  # the issue asks for 2x; the margin is for a loaded machine
+BOUND = 2  # what issue 25 asks: a hostile text within 2x of plain prose (per place a sentence may end)
 
 
-def fill(unit, n):
+def fill(unit: str, n: int) -> str:
     return (unit * (n // len(unit) + 1))[:n]
 
 
-def plain(n=N):
+def plain(n: int = N) -> str:
     """Paragraphs of ordinary sentences, about 130 to check in 20,000 characters (the limit is 200)."""
     return fill(
         "The Golden Gate Bridge opened to traffic on May 27, 1937, after four years of work by a crew of "
@@ -40,16 +35,16 @@ def plain(n=N):
     )
 
 
-def dna(n):
+def dna(n: int) -> str:
     rng = random.Random(1)
     return "".join(rng.choice("ACGT") for _ in range(n))
 
 
-def lines(text, width=60):
+def lines(text: str, width: int = 60) -> str:
     return "\n".join(text[i : i + width] for i in range(0, len(text), width))
 
 
-def claim(body, n):
+def claim(body: str, n: int) -> str:
     """One checkable sentence that the body runs on in: its citations, evidence and conflicts are looked for."""
     return ("The bridge record reads " + body)[: n - 1] + "."
 
@@ -80,14 +75,15 @@ CASES = {  # name: the text of n characters
 }
 
 
-def ends(text):
+def ends(text: str) -> int:
     """Places where a sentence may end (a period, a space, a capital or a digit): the splitter looks at each."""
     return len(re.findall(r"[.!?]+\s+[\"'“‘(\[*_]*[A-Z0-9]", text))
 
 
-def best_of(fn, text, baseline, runs):
+def best_of(fn: Callable[[str], object], text: str, baseline: str, runs: int) -> tuple[float, float]:
     """The best time of fn(text) and of fn(baseline), run in turn, so that both see the same load."""
-    times, base = [], []
+    times: list[float] = []
+    base: list[float] = []
     gc.disable()  # as timeit does: a collection of the whole test process is no part of either
     try:
         for _ in range(runs):
@@ -100,44 +96,52 @@ def best_of(fn, text, baseline, runs):
     return min(times), min(base)
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("pdfs")
+def bench_text(r: dict[str, Any]) -> None:
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    sys.path.insert(0, str(ROOT / "tests"))  # the suite's PDFs (tests/pdfs.py)
+    from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
+    from sourcecheck.check import check_text
+    from sourcecheck.embeddings import HashEmbedding
+    from sourcecheck.judge import Judge
+    from sourcecheck.library import Library
+    from sourcecheck.llm.fake import FakeModel
+    from sourcecheck.quantities import find_numbers
+    from sourcecheck.sentences import split_sentences
+
     lib = Library(None, HashEmbedding())
-    for path in (make_pdf(tmp / "fava.pdf", FAVA_PAGES, title="FAVA"), make_pdf(tmp / "bridge.pdf", BRIDGE_PAGES)):
-        doc, _ = lib.add_pdf(path.read_bytes(), path.name)
-        lib.ingest(doc["id"])
-    return lib
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in (
+            make_pdf(Path(tmp) / "fava.pdf", FAVA_PAGES, title="FAVA"),
+            make_pdf(Path(tmp) / "bridge.pdf", BRIDGE_PAGES),
+        ):
+            lib.ingest(lib.add_pdf(path.read_bytes(), path.name)[0]["id"])
 
-
-def test_the_cases_are_full_length_and_the_plain_text_can_be_checked():
-    assert all(len(make(N)) == N and len(make(N // 4)) == N // 4 for make in CASES.values())
-    assert len(plain()) == N and 100 < sum(s.checkable for s in split_sentences(plain())) <= 200
-
-
-@pytest.mark.parametrize("name", CASES)
-def test_splitting_takes_time_in_proportion_to_the_text(name):
-    """Within BOUND of the plain text, per place a sentence may end where the text has more of them than prose
-    (a list of 5,000 items is 5,000 sentences, each an object); and 4 times the text takes about 4 times as long
-    (a quadratic splitter 16 times, a cubic one 64)."""
-    text = CASES[name](N)
-    took, plain_took = best_of(split_sentences, text, plain(), runs=5)
-    allowed = BOUND * max(1.0, ends(text) / ends(plain()))
-    assert took / plain_took < allowed, f"{took / plain_took:.1f}x the plain text's time (allowed {allowed:.1f}x)"
-    took, quarter_took = best_of(split_sentences, text, CASES[name](N // 4), runs=5)
-    # 4x the text: 4x the time when linear, 16x when quadratic; 11 leaves room for a loaded machine's noise
-    assert took / quarter_took < 11, f"{took / quarter_took:.1f}x the time of a quarter of the text"
-
-
-@pytest.mark.parametrize("name", CASES)
-def test_the_first_verdict_comes_as_soon_as_for_plain_text(library, name):
-    """Through the whole check with the fake judge: splitting, citations, evidence and the conflict finder."""
-
-    def first_verdict(text):  # or the summary, for a text with nothing to check
+    def first_verdict(text: str) -> None:  # or the summary, for a text with nothing to check
         find_numbers.cache_clear()  # each run reads its text afresh, as a new check of a new text does
-        library.sentence_vectors.clear()  # and embeds its sentences afresh
-        events = check_text(text, library, Judge(FakeModel(), calibration={"a": 1.0, "b": 0.0}))
+        lib.sentence_vectors.clear()  # and embeds its sentences afresh
+        events = check_text(text, lib, Judge(FakeModel(), calibration={"a": 1.0, "b": 0.0}))
         next(e for e in events if e["type"] in ("verdict", "summary"))
 
-    took, plain_took = best_of(first_verdict, CASES[name](N), plain(), runs=3)
-    assert took / plain_took < BOUND, f"{took / plain_took:.1f}x the plain text's time"
+    rows = {}
+    # split: the case's time over prose's, per place a sentence may end, over BOUND (≤ 1 meets issue 25)
+    print(f"  {'case':<55} split/prose/2  split 4x/1x  first verdict/prose", flush=True)
+    for name, make in CASES.items():
+        text = make(N)
+        took, prose = best_of(split_sentences, text, plain(), runs=5)
+        allowed = BOUND * max(1.0, ends(text) / ends(plain()))
+        four, quarter = best_of(split_sentences, text, make(N // 4), runs=5)
+        check, check_prose = best_of(first_verdict, text, plain(), runs=3)
+        rows[name] = {
+            "split_vs_prose": took / prose / allowed,
+            "split_4x": four / quarter,
+            "check_vs_prose": check / check_prose,
+        }
+        print(
+            f"  {name[:55]:<55} {took / prose / allowed:9.2f}x {four / quarter:10.1f}x {check / check_prose:12.2f}x",
+            flush=True,
+        )
+    r["text"] = rows
+    r["text_worst"] = {k: max(v[k] for v in rows.values()) for k in ("split_vs_prose", "split_4x", "check_vs_prose")}

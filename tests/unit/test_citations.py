@@ -1,0 +1,34 @@
+"""citations.py: citation markers found, stripped for the models and put back into a revision."""
+
+import pytest
+from sourcecheck.citations import find_citations, keep_citations, strip_citations
+
+
+def test_citations():
+    found = find_citations("As Benton (2010) and (Mishra et al., 2024; Lee 2021) show, Smith and Jones (1999) agree.")
+    assert [(c.author, c.year) for c in found] == [("Benton", 2010), ("Mishra", 2024), ("Lee", 2021), ("Smith", 1999)]
+    sentence = "As Benton (2010) showed."
+    c = find_citations(sentence)[0]
+    assert sentence[c.start : c.end] == "Benton (2010)"
+
+
+@pytest.mark.parametrize(
+    "sentence, revised, expected",
+    [
+        (
+            "Its span is 2,000 m long (Strauss et al., 1937).",
+            "Its span is 1,280 m long.",
+            "Its span is 1,280 m long (Strauss et al., 1937).",
+        ),
+        ("Strauss (1937) gave 2,000 m.", "Strauss gave 1,280 m.", "Strauss (1937) gave 1,280 m."),
+        (
+            "It is 2,000 m [1], the longest [2, 3].",
+            "It is 1,280 m, the longest.",
+            "It is 1,280 m [1], the longest [2, 3].",
+        ),
+        ("Strauss (1937) gave 2,000 m.", "The span is 1,280 m.", "The span is 1,280 m (1937)."),  # its word is gone
+    ],
+)
+def test_a_revision_gets_the_sentences_citations_back(sentence, revised, expected):
+    assert strip_citations(sentence) != sentence
+    assert keep_citations(sentence, revised) == expected
