@@ -154,6 +154,8 @@ def items(
                 unit["features"] = features_by_index[parts[0]]
             if len(parts) == 1 and states_by_index.get(parts[0]):
                 unit["state"] = states_by_index[parts[0]]
+            if len(parts) == 1 and verdict_by_index[parts[0]].get("alone"):  # the second read's, per item
+                unit["alone"] = verdict_by_index[parts[0]]["alone"]
             # what the user sees: red where a part's conflict was found; the evidence shown for its first part
             unit["conflict"] = any((features_by_index[i] or {}).get("conflict") for i in parts)
             shown = evidence_by_index.get(parts[0])
