@@ -5,11 +5,13 @@ what it gives, so a red sentence is explained by reading them in order (docs/how
 
 1. evidence   _retrieve, shortlist, select_evidence (evidence.py) and judge.show: its items and the prompt's block
 2. score      judge.raw: the model's P(Yes); judge.calibrate: where it lies on the judge's scale
-3. conflicts  conflict.find_conflicts (the word and number rules), then judge.read_conflict (swaps read again)
+3. conflicts  conflict.find_conflicts (the word and number rules), then reading.read_conflict (swaps read again)
 4. decide     verdict.decide: the label and each item's stance
-5. card       judge.explain: error type, critique and revision, in cards.py's words
+4b. reread    reread_sentence: a sentence left uncertain, read against each of its items alone (judge.alone), both
+              reads combined (judge.combine) and decided again, once every sentence has its first verdict
+5. card       explaining.explain: error type, critique and revision, in cards.py's words
 
-score_sentence runs 2–4 and records each stage's output in a Score; _events runs 1, then it, then 5.
+score_sentence runs 2–4 and records each stage's output in a Score; _events runs 1, then it, then 4b, then 5.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from sourcecheck.citations import find_citations, keep_citations, strip_citation
 from sourcecheck.conflict import find_conflicts, states_claim
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
 from sourcecheck.evidence import Evidence, EvidenceBlock, prompt_order, select_evidence, shortlist
+from sourcecheck.explaining import explain
+from sourcecheck.reading import read_conflict
 from sourcecheck.sentences import Sentence, split_sentences
 from sourcecheck.verdict import Score, decide
 from sourcecheck.zotero_view import with_links
@@ -157,7 +161,7 @@ def _events(
 
     def verdict_event(job: Job, score: Score, final: bool, rereading: bool = False) -> Event:
         # a supported or uncertain card is written from the data at once; a flagged one waits for its critique
-        card = judge.explain(score) if score.label in SETTLED else {}  # settled: no revision to cite in
+        card = explain(judge, score) if score.label in SETTLED else {}  # settled: no revision to cite in
         event = {
             "type": "verdict",
             "index": job.index,
@@ -211,7 +215,7 @@ def _events(
         item: tuple[Job, Score],
     ) -> dict[str, Any]:  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
         job, score = item
-        return judge.explain(score, block.shown_for(job.shown))
+        return explain(judge, score, block.shown_for(job.shown))
 
     with closing(ordered(explain_one, later, workers)) as cards:
         for (job, _), card in zip(later, cards):
@@ -268,7 +272,7 @@ def score_sentence(
     # sentence's p is its parts' product, which a swapped whole sentence's p cannot be compared with.
     conflict, disagreement = find_conflicts(claim, evidence, also)
     if conflict is None and p < band[1] and not decompose:
-        conflict = judge.read_conflict(claim, evidence, shown, p, band[1])
+        conflict = read_conflict(judge, claim, evidence, shown, p, band[1])
     # 4 decide
     verdict = decide(p, band, conflict, disagreement, [states_claim(claim, e) for e in evidence])
     return Score(claim, list(evidence), list(shown), p_raw, p, verdict.found, verdict.label, verdict.stances)
@@ -291,7 +295,7 @@ def reread_sentence(judge: Judge, first: Score, band: Sequence[float], also: Seq
 def revise(text: str, sentences: Sequence[Sentence], verdicts: Iterable[Event]) -> tuple[str, list[int]]:
     """(the text with each flagged sentence's revision in its place, the indices of flagged sentences left as they
     were because none of their revisions held). Each revision was verified against the sources when its card was
-    written (judge.revision_fault); everything around the sentences (paragraphs, list markers, headings) stays
+    written (explaining.revision_fault); everything around the sentences (paragraphs, list markers, headings) stays
     exactly as written, so nothing is duplicated or flattened, unlike a model rewriting the whole text."""
     out: list[str] = []
     at, unrevised = 0, []

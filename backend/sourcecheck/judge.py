@@ -1,6 +1,7 @@
-"""What the model is asked, and what its answers are read as: a claim's P(Yes) over its evidence and where that lies
-on the judge's scale, the swaps read for a contradiction, and a flagged sentence's critique and revision. The
-stages these serve run in order in check.score_sentence; a card's words are cards.py's."""
+"""What the model is asked for a verdict, and what its answers are read as: a claim's P(Yes) over its evidence and
+where that lies on the judge's scale, the second read's P(Yes) per item and both reads' P, and the swaps reading
+tries. The stages these serve run in order in check.py; the stages that ask the model through the judge are
+reading.read_conflict (3b) and explaining.explain (5, the card)."""
 
 from __future__ import annotations
 
@@ -11,28 +12,14 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Sequence
 
 from sourcecheck.calibration import PLAIN_BANDS, calibrated, for_judge, logit, sigmoid
-from sourcecheck.cards import (
-    CONTRADICTING,
-    ERROR_TYPES,
-    TYPE_HELP,
-    model_card,
-    normal,
-    parse_critique,
-    places,
-    refused,
-    settled_card,
-    stated_card,
-)
-from sourcecheck.conflict import Conflict, Disagreement, find_conflict
 from sourcecheck.errors import ConfigError
-from sourcecheck.evidence import Evidence, prompt_order
+from sourcecheck.evidence import Evidence
 from sourcecheck.llm.base import Model
 from sourcecheck.prompting import messages, sources_text
-from sourcecheck.reading import Swap, find_by_reading, swaps
+from sourcecheck.reading import Swap, swaps
 
 if TYPE_CHECKING:  # annotations only: a check hands show() its block, explain() a Score
     from sourcecheck.evidence import EvidenceBlock
-    from sourcecheck.verdict import Score
 
 CACHE_SIZE = 4096  # verdicts kept: a re-check of the same answer (a page re-render, a retry) costs nothing
 # Prompt profiles (a model's "profile" in llm/catalog.json) → the system prompt that goes with its verify prompt,
@@ -88,8 +75,7 @@ class Judge:
         self.profile = model.profile
         if self.profile not in PROFILES:
             raise ConfigError(f"Unknown prompt profile {self.profile!r}; use one of {', '.join(PROFILES)}.")
-        self._lock = threading.Lock()  # request threads, and a check's own scoring threads, share the cache
-        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self.cache = Cache()  # what a re-check would ask again: scores, second reads, swaps read, cards
 
     def prepare(self) -> None:
         """Load the model now; raise ModelError if it cannot work (a clear error before a stream starts)."""
@@ -130,11 +116,11 @@ class Judge:
         """A sentence's P(Yes), cached; a decomposed sentence holds only if all its claims hold (Factored
         Verification): the product of theirs."""
         key = (claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), decompose)
-        found = self._recall(key)
+        found = self.cache.get("score", key)
         if found is None:
             claims = self.decompose(claim) if decompose and len(claim.split()) > 12 else [claim]
             found = math.prod([self.answer(c, evidence, shown) for c in claims])
-        self._remember(key, found)
+        self.cache.put("score", key, found)
         return found
 
     @property
@@ -155,11 +141,11 @@ class Judge:
         """The second read: the claim's P(Yes) against each of its READ_ALONE most relevant items on its own, cached
         (a prompt showing one item, so its words are that item's and nothing else's)."""
         items = list(evidence)[:READ_ALONE]
-        key = ("alone", claim, tuple(e.passage for e in items))
-        found = self._recall(key)
+        key = (claim, tuple(e.passage for e in items))
+        found = self.cache.get("alone", key)
         if found is None:
             found = tuple(self.p_yes(claim, [e], [e]) for e in items)
-            self._remember(key, found)
+            self.cache.put("alone", key, found)
         return list(found)
 
     def combine(self, p_raw: float, alone: Sequence[float]) -> float:
@@ -175,15 +161,6 @@ class Judge:
         (calibration.py)."""
         return calibrated(p, self.calibration)
 
-    def critique(
-        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], label: str = "unsupported"
-    ) -> dict[str, Any]:
-        """Critique, FAVA error type (one that fits the label) and a revised claim for an unsupported claim."""
-        types = CONTRADICTING if label == "contradicted" else set(ERROR_TYPES) - CONTRADICTING
-        listed = "\n".join(f"- {t}: {TYPE_HELP[t]}" for t in ERROR_TYPES if t in types)
-        msgs = messages("critique", sources=sources_text(evidence, shown), claim=claim, types=listed)
-        return parse_critique(self.model.complete(msgs, max_tokens=100), claim, types)
-
     def decompose(self, sentence: str) -> list[str]:
         """Atomic claims of a long sentence (FacTool's claim extraction); the sentence itself if that fails."""
         msgs = messages("decompose", sentence=sentence)
@@ -198,82 +175,30 @@ class Judge:
         """The swaps reading tries for a flagged sentence: its numbers for its sources' (reading.swaps)."""
         return swaps(claim, evidence)
 
-    def read_conflict(
-        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], p: float, threshold: float
-    ) -> Conflict | None:
-        """A conflict found by swapping the sentence's values for its sources' and reading again (reading.py),
-        or None; cached like the scores, since a re-check would read the same swaps."""
-        key = ("reading", claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), threshold)
-        found = self._recall(key)
-        if found is None:
-
-            def verify(text: str) -> float:
-                return self.calibrate(self.answer(text, evidence, shown))
-
-            found = (find_by_reading(self.swaps(claim, evidence), p, verify, threshold),)  # a 1-tuple: None is found
-            self._remember(key, found)
-        return found[0]
-
-    def explain(self, score: Score, shown: Sequence[Evidence] | None = None) -> dict[str, Any]:
-        """error_type, critique and revised for a scored sentence (what its card shows; the words are cards.py's):
-        a settled sentence's from the data; a flagged one's from its conflict, else the model's critique, each
-        field checked (cards.model_card); a revision is kept only if it differs from the sentence and scores
-        supported (one more pass). shown: the excerpts the critique's prompt presents; default: the sentence's
-        evidence."""
-        claim, evidence = score.claim, score.evidence
-        if score.label in ("supported", "uncertain"):
-            found = score.conflict if isinstance(score.conflict, Disagreement) else None
-            return settled_card(score.label, claim, evidence, found)
-        shown = prompt_order(evidence) if shown is None else shown
-        key = (
-            "explain",
-            claim,
-            tuple(e.passage for e in evidence),
-            tuple(e.passage for e in shown),  # the critique's prompt shows these
-            score.label,
-            repr(score.conflict),
-        )
-        cached = self._recall(key)
-        if cached is not None:
-            return dict(cached)
-        if score.conflict:
-            card = stated_card(claim, score.conflict, places(evidence))
-        else:
-            card = model_card(self.critique(claim, evidence, shown, score.label), claim, evidence, shown)
-        fault = card["revised"] and self.revision_fault(claim, card["revised"], evidence, shown)
-        if fault:
-            card = refused(card, score.conflict, evidence, fault)
-        self._remember(key, card)
-        return dict(card)
-
-    def revision_fault(
-        self, claim: str, revised: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
-    ) -> str | None:
-        """Why a revision is not worth showing (a key of cards.NO_REVISION), or None when it is: it changes the
-        sentence, states no value its sources state otherwise, and its sources support it (one more pass)."""
-        if normal(revised) == normal(claim):
-            return "unchanged"
-        if find_conflict(revised, evidence):
-            return "conflict"
-        if self.calibrate(self.p_yes(revised, evidence, shown)) < self.band[1]:
-            return "unsupported"
-        return None
-
-    def _recall(self, key: tuple) -> Any:
-        # under the lock: another thread may be evicting from the OrderedDict at this moment
-        with self._lock:
-            return self._cache.get(key)
-
-    def _remember(self, key: tuple, value: Any) -> None:
-        with self._lock:
-            self._cache[key] = value
-            self._cache.move_to_end(key)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-
 
 def yes_probability(probs: dict[str, float] | None, text: str) -> float:
     """P(Yes) from a model's answer: its probability, or 1/0 from the word when the backend gives none."""
     if probs is None:
         return 1.0 if text.strip().lower().startswith("yes") else 0.0
     return probs["Yes"]
+
+
+class Cache:
+    """What a judge has asked, by kind ("score", "alone", "reading", "card") and what it was asked of: the latest
+    CACHE_SIZE answers of all kinds. Request threads, and a check's own scoring threads, share it."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._lock = threading.Lock()  # another thread may be evicting from the OrderedDict at this moment
+        self._items: OrderedDict[tuple[str, tuple], Any] = OrderedDict()
+
+    def get(self, kind: str, key: tuple) -> Any:
+        with self._lock:
+            return self._items.get((kind, key))
+
+    def put(self, kind: str, key: tuple, value: Any) -> None:
+        with self._lock:
+            self._items[(kind, key)] = value
+            self._items.move_to_end((kind, key))
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)

@@ -17,11 +17,18 @@ conflict on the development half, so only numbers are swapped; names stay an eva
 (`sourcecheck eval --reading names`, sourcecheck_eval/judge.py).
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sourcecheck.conflict import Conflict, EvidenceItem, put_value
 from sourcecheck.quantities import Stated, find_numbers, same_value
+
+if TYPE_CHECKING:  # annotations only: the check hands read_conflict its judge
+    from sourcecheck.evidence import Evidence
+    from sourcecheck.judge import Judge
 
 # A swap counts when the judge's P(Yes) rises by at least RISE and ends at least at the flagging threshold:
 # a swap that merely nudges a borderline sentence over the line is no evidence of a conflict (measured on
@@ -98,3 +105,20 @@ def find_by_reading(
             kind = "number" if s.kind == "count" else s.kind
             return Conflict(kind, s.claim_value, s.source_value, s.evidence, s.quote)
     return None
+
+
+def read_conflict(
+    judge: Judge, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], p: float, threshold: float
+) -> Conflict | None:
+    """Stage 3b: a conflict found by swapping the sentence's values for its sources' (judge.swaps) and reading
+    again, or None; cached by the judge, since a re-check would read the same swaps."""
+    key = (claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), threshold)
+    found = judge.cache.get("reading", key)
+    if found is None:
+
+        def verify(text: str) -> float:
+            return judge.calibrate(judge.answer(text, evidence, shown))
+
+        found = (find_by_reading(judge.swaps(claim, evidence), p, verify, threshold),)  # a 1-tuple: None is found
+        judge.cache.put("reading", key, found)
+    return found[0]

@@ -5,6 +5,7 @@ import pytest
 from sourcecheck.check import score_sentence
 from sourcecheck.config import load_settings
 from sourcecheck.evidence import Evidence
+from sourcecheck.explaining import explain
 from sourcecheck.judge import Judge
 from sourcecheck.llm import load_model
 
@@ -33,11 +34,11 @@ def test_scores_tell_supported_contradicted_and_unsupported_apart(real_model_pat
     assert wrong.label == "contradicted" and wrong.p_supported < 0.5
     assert (wrong.conflict.claim_value, wrong.conflict.source_value) == ("350,000", "35,074")
     assert invented.label == "unsupported" and invented.p_supported < 0.5 and invented.conflict is None
-    found = judge.explain(wrong)
+    found = explain(judge, wrong)
     assert found["error_type"] == "entity" and "350,000" in found["critique"] and "35,074" in found["critique"]
     # the correction is scored against the page by the real model before it is shown
     assert found["revised"] == "FAVA was trained on 35,074 training instances."
-    made_up = judge.explain(invented)
+    made_up = explain(judge, invented)
     assert made_up["error_type"] in {"invented", "unverifiable", "subjective"} and made_up["critique"]
 
 
@@ -51,7 +52,7 @@ def test_a_red_number_card_carries_a_verified_revision_or_says_why_none(real_mod
     claim = "Annotators were restricted to 5 hours a day."
     score = score_sentence(judge, claim, evidence)
     assert score.label == "contradicted" and (score.conflict.claim_value, score.conflict.source_value) == ("5", "3")
-    card = judge.explain(score)
+    card = explain(judge, score)
     verified = card["revised"] == "Annotators were restricted to 3 hours a day."
     reason = "No revision offered: the sentence with page 3's value (3) did not check out against your PDFs."
     assert verified != card["critique"].endswith(reason), card  # one or the other, never neither

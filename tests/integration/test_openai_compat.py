@@ -8,6 +8,7 @@ import time
 import pytest
 from sourcecheck.errors import ModelError
 from sourcecheck.evidence import Evidence
+from sourcecheck.explaining import critique
 from sourcecheck.judge import Judge
 from sourcecheck.llm.openai_compat import OpenAIModel
 
@@ -65,7 +66,7 @@ def test_judge_through_llama_cpp_server(llama_server):
     right = judge.p_yes("The main span is 1,280 meters long.", SPAN, SPAN)
     wrong = judge.p_yes("The main span is 2,000 meters long.", SPAN, SPAN)
     assert right > 0.5 > wrong
-    found = judge.critique("The main span is 2,000 meters long.", SPAN, SPAN)
+    found = critique(judge, "The main span is 2,000 meters long.", SPAN, SPAN)
     assert found["critique"] and found["error_type"]
 
 

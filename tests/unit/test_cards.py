@@ -2,6 +2,7 @@
 
 from sourcecheck.check import score_sentence
 from sourcecheck.evidence import Evidence
+from sourcecheck.explaining import explain
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 
@@ -34,7 +35,7 @@ def test_a_critique_that_says_a_flagged_sentence_holds_or_puts_its_opinion_in_th
         "Critique: Both statements are essentially correct.\nError type: unverifiable\nRevised: none",
     )
     judge = Judge(model)  # the claim has no number: nothing to swap, no pass before the critique
-    card = judge.explain(score_sentence(judge, claim, [SOURCE]))
+    card = explain(judge, score_sentence(judge, claim, [SOURCE]))
     assert card["critique"] == NOT_FOUND and card["error_type"] == "subjective"
 
 
@@ -51,6 +52,6 @@ def test_subjective_needs_an_opinion_word_else_the_card_says_not_in_your_pdfs():
             "Critique: The excerpts do not mention this.\nError type: subjective\nRevised: none",
         )
         judge = Judge(model)  # no number of the source counts what the claim's 500 does: nothing to swap
-        cards[claim] = judge.explain(score_sentence(judge, claim, [SOURCE]))["error_type"]
+        cards[claim] = explain(judge, score_sentence(judge, claim, [SOURCE]))["error_type"]
         assert [kind for kind, _ in model.history] == ["choose", "complete"]
     assert list(cards.values()) == ["invented", "subjective"]

@@ -4,7 +4,7 @@ import json
 from importlib import resources
 
 import pytest
-from sourcecheck import cli
+from sourcecheck import cli, explaining
 from sourcecheck.config import load_settings
 from sourcecheck.errors import ConfigError, ModelError
 from sourcecheck.evidence import Evidence
@@ -142,7 +142,7 @@ def test_the_verify_profile_and_the_critique_prompts_stay_as_they_were():
         model.profile = profile
         judge = Judge(model, calibration=IDENTITY)
         judge.p_yes("The main span is 2,000 meters long.", SPAN, SPAN)
-        judge.critique("The main span is 2,000 meters long.", SPAN, SPAN)
+        explaining.critique(judge, "The main span is 2,000 meters long.", SPAN, SPAN)
         (_, verify), (_, critique) = model.history
         assert critique[0]["content"] == ours and critique[1]["content"].startswith("Source excerpts:")
         assert (verify[0]["content"] == ours) == (profile == "verify")

@@ -4,6 +4,7 @@ import pytest
 from sourcecheck.cards import parse_critique
 from sourcecheck.check import score_sentence
 from sourcecheck.evidence import Evidence, format_sources, prompt_order, select_evidence
+from sourcecheck.explaining import explain
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.search import Hit
@@ -18,7 +19,7 @@ def ev(passage, page=1):
 def verdict(judge, claim, evidence, decompose=False):
     """score_sentence(), explain(): a sentence's label, p_supported and card, as a check's last verdict has them."""
     score = score_sentence(judge, claim, evidence, decompose=decompose)
-    return {"label": score.label, "p_supported": score.p_supported, **judge.explain(score)}
+    return {"label": score.label, "p_supported": score.p_supported, **explain(judge, score)}
 
 
 def test_p_yes_from_probabilities_and_the_prompt_puts_the_claim_after_the_sources():

@@ -2,6 +2,7 @@
 
 from sourcecheck.check import score_sentence
 from sourcecheck.evidence import Evidence
+from sourcecheck.explaining import explain
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.reading import find_by_reading, swaps
@@ -57,7 +58,7 @@ def test_the_judge_marks_a_sentence_red_when_a_swap_reads_supported():
     score = score_sentence(judge, claim, [SOURCE])
     assert score.label == "contradicted" and score.stances == ["refutes"]
     assert (score.conflict.claim_value, score.conflict.source_value) == ("1,000", "10,000")
-    card = judge.explain(score)
+    card = explain(judge, score)
     assert card["error_type"] == "entity" and card["revised"] == "Each of their runs took 10,000 replications."
     assert "The sentence says 1,000" in card["critique"]
     assert [m for m, _ in model.history] == ["choose"] * 3  # the sentence, its swap, the revision's check

@@ -92,6 +92,7 @@ def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
     from sourcecheck.check import score_sentence
     from sourcecheck.citations import strip_citations
     from sourcecheck.evidence import Evidence, prompt_order
+    from sourcecheck.explaining import critique
     from sourcecheck.sentences import split_sentences
 
     names = {d["id"]: d["filename"] for d in lib.list()}
@@ -103,7 +104,7 @@ def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
             Evidence(h.document_id, names[h.document_id], h.page, " ".join(h.text.split()), h.text, h.fused)
             for h in lib.search(claim, k, None, 4 * k)
         ]
-        found = judge.critique(claim, evidence, prompt_order(evidence))  # for every sentence, before the verdict
+        found = critique(judge, claim, evidence, prompt_order(evidence))  # for every sentence, before the verdict
         label = score_sentence(judge, claim, evidence).label  # P(Yes) and the judge's calibration
         yield (
             s.index,
