@@ -23,10 +23,10 @@ from sourcecheck.phrases import (
     swap_conflict,
 )
 from sourcecheck.quantities import (
-    SAME_THING_WORDS,
     Stated,
     find_numbers,
     number_conflict,
+    same_thing,
     same_value,
     unclaimed_numbers,
 )
@@ -174,8 +174,8 @@ def find_conflicts(
 
 
 def _stated_in(missing: Sequence[Stated], also: Iterable[tuple[str, str]], about: set[str]) -> dict[str, set[str]]:
-    """{claimed value's text: ids of the documents that state it of the same thing (the same unit word, or
-    SAME_THING_WORDS around both in common), near the claim's topic}."""
+    """{claimed value's text: ids of the documents that state it of the same thing (quantities.same_thing), near
+    the claim's topic}."""
     out: dict[str, set[str]] = {}
     on_topic_words = min(ON_TOPIC_WORDS, len(about))
     for doc_id, text in also:
@@ -184,11 +184,7 @@ def _stated_in(missing: Sequence[Stated], also: Iterable[tuple[str, str]], about
                 continue
             for n in find_numbers(sentence):
                 for c in missing:
-                    if (
-                        c.kind == n.kind
-                        and same_value(c, n)
-                        and (c.after and n.after == c.after or len(c.near & n.near) >= SAME_THING_WORDS)
-                    ):
+                    if c.kind == n.kind and same_value(c, n) and same_thing(c, n):
                         out.setdefault(c.text, set()).add(doc_id)
     return out
 

@@ -121,6 +121,14 @@ def unclaimed_numbers(claim_numbers: Sequence[Stated], here: Sequence[Stated]) -
     return [n for n, stated in zip(here, claimed) if not stated]
 
 
+def same_thing(a: Stated, b: Stated, words: int = SAME_THING_WORDS) -> bool:
+    """The one "same thing" rule: two values count the same thing when the same unit word follows both ("1,000
+    replications", "10,000 replications"), or `words` stems around them (words.NEAR) are in common. A value about
+    something else put in a sentence makes it share words with the excerpts without being right ("two robots" →
+    "1,280 robots" beside "1,280 meters")."""
+    return bool(a.after and a.after == b.after) or len(a.near & b.near) >= words
+
+
 def number_conflict(
     missing: Iterable[Stated], unclaimed: Sequence[Stated] | None, whole: bool
 ) -> tuple[str, str, str] | None:
@@ -135,17 +143,10 @@ def number_conflict(
         rivals = [s for s in unclaimed if s.kind == c.kind]
         # Two different time units can be the same span ("6 months", "26 weeks"): not a rival value.
         rivals = [s for s in rivals if not (c.after in TIME_UNITS and s.after in TIME_UNITS and c.after != s.after)]
-        same_thing = [
-            s
-            for s in rivals
-            if (c.after and s.after == c.after)
-            or len(c.near & s.near) >= (SAME_THING_WORDS if _same_unit(c, s) else OTHER_UNIT_WORDS)
-        ]
+        same = [s for s in rivals if same_thing(c, s, SAME_THING_WORDS if _same_unit(c, s) else OTHER_UNIT_WORDS)]
         only = len({s.value for s in rivals}) == 1 and whole and _same_unit(c, rivals[0])
-        if same_thing or only:
-            rival = max(
-                same_thing or rivals, key=lambda s: (bool(c.after) and s.after == c.after, len(c.near & s.near))
-            )
+        if same or only:
+            rival = max(same or rivals, key=lambda s: (bool(c.after) and s.after == c.after, len(c.near & s.near)))
             return {"year": "year", "percent": "percent"}.get(c.kind, "number"), c.text, rival.text
     return None
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sourcecheck.conflict import Conflict, EvidenceItem, put_value
-from sourcecheck.quantities import Stated, find_numbers, same_value
+from sourcecheck.quantities import find_numbers, same_thing, same_value
 
 if TYPE_CHECKING:  # annotations only: the check hands read_conflict its judge
     from sourcecheck.evidence import Evidence
@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # annotations only: the check hands read_conflict its judge
 RISE = 0.3
 MAX_SWAPS = 4  # judge passes per flagged sentence at most (each reads only the changed claim: the prefix is cached)
 ALIGNED = 3  # evidence items (most relevant first) whose quotes give the candidate values
-SHARED_CONTEXT = 2  # stems around two numbers that say they count the same thing, when no unit word does
 
 
 @dataclass
@@ -77,16 +76,8 @@ def _candidates(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:
             continue
         for i in aligned:
             for s in rivals[i]:
-                if s.kind == c.kind and _same_thing(c, s):
+                if s.kind == c.kind and same_thing(c, s):
                     yield swap(c.kind, c.text, s.text, i, evidence[i].quote, claim)
-
-
-def _same_thing(a: Stated, b: Stated) -> bool:
-    """Whether two numbers count the same thing: the same unit word after them ("1,000 replications", "10,000
-    replications"), or SHARED_CONTEXT stems around them in common. A source's number about something else, put in
-    the sentence, makes it share more words with the excerpts and read better to the judge without being right
-    ("two robots" → "1,280 robots" beside "1,280 meters")."""
-    return bool(a.after and a.after == b.after) or len(a.near & b.near) >= SHARED_CONTEXT
 
 
 def swap(kind: str, claim_value: str, source_value: str, i: int, quote: str, claim: str) -> Swap:

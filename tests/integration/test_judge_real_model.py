@@ -56,3 +56,28 @@ def test_a_red_number_card_carries_a_verified_revision_or_says_why_none(real_mod
     verified = card["revised"] == "Annotators were restricted to 3 hours a day."
     reason = "No revision offered: the sentence with page 3's value (3) did not check out against your PDFs."
     assert verified != card["critique"].endswith(reason), card  # one or the other, never neither
+
+
+def test_the_second_read_asks_of_each_item_alone_and_the_item_that_states_the_claim_reads_highest(real_model_path):
+    """Issue 48: the real model's second read, claim against each of its three most relevant items on its own."""
+    from sourcecheck.check import reread_sentence
+
+    settings = load_settings({"MODELS_DIR": str(real_model_path.parent), "BACKEND": "llama_cpp"})
+    model = load_model(settings)
+    second = {"a": [0.5, 1.0], "b": 0.0, "bands": {"balanced": [0.3, 0.6]}}
+    judge = Judge(model, calibration={"a": 1.0, "b": 0.0, "bands": {"balanced": [0.0, 1.0]}, "second": second})
+    other = "The bridge's main span is 1,280 meters long and opened in 1937."
+    setting = "Annotators were restricted to 3 hours a day to limit fatigue."
+    items = [  # most relevant first: the page that states it is second, as a retrieval can rank it
+        Evidence("d_2", "bridge.pdf", 1, other, other, 0.9),
+        Evidence("d_1", "fava.pdf", 2, PAGE, PAGE, 0.8),
+        Evidence("d_1", "fava.pdf", 3, setting, setting, 0.7),
+        Evidence("d_2", "bridge.pdf", 2, other, other, 0.1),  # a fourth is not read alone
+    ]
+    first = score_sentence(judge, "FAVA was trained on 35,074 training instances.", items)
+    assert first.label == "uncertain" and not first.alone  # the band covers everything: the first read is unsure
+    again = reread_sentence(judge, first, judge.second_bands["balanced"])
+    assert len(again.alone) == 3 and all(0 < p < 1 for p in again.alone)
+    assert again.alone[1] > max(again.alone[0], again.alone[2]) + 0.3  # the page that states it, read alone
+    assert again.p_supported == pytest.approx(judge.combine(first.p_raw, again.alone))
+    assert again.label == "supported" and again.stances[1] == "supports"
