@@ -3,7 +3,7 @@
 
 The shipped prompt asks its question after every claim and each sentence adds its five evidence items (TOP_K) to the
 check's shared block (judge.py). The variants cut what a check reads: the question once, before the excerpts, where
-the check's cached prefix keeps it (session 17's, docs/performance.md); four or three evidence items a sentence; both.
+the check's cached prefix keeps it (measured on 2026-11-29, docs/performance.md); four or three evidence items a sentence; both.
 Every prompt scores the calibration set shipped with the package (calibrate.scores: each answer's sentences over one
 growing evidence block, as a check scores them), answer by answer; the report gives per kind each prompt's AUROC, the
 paired difference from the first prompt named with a 95 % interval over answers, and the prompt tokens each read. A
@@ -36,7 +36,7 @@ from sourcecheck.prompting import fence, prompt, sources_text
 
 from sourcecheck_eval.metrics import auroc
 
-QUESTION_FIRST = Template(  # the verify prompt measured in session 17 and not kept (docs/performance.md)
+QUESTION_FIRST = Template(  # the verify prompt measured on 2026-11-29 and not kept (docs/performance.md)
     "Is the claim at the end supported by the source excerpts? It is supported only if the excerpts state it or "
     "clearly imply it: every number, name, date and relation in the claim must agree with them.\n\nSource excerpts:\n"
     "$sources\n\nClaim: $claim\n\nSupported? Answer with one word: Yes or No."
