@@ -3,7 +3,8 @@
 
 The shipped prompt asks its question after every claim and each sentence adds its five evidence items (TOP_K) to the
 check's shared block (judge.py). The variants cut what a check reads: the question once, before the excerpts, where
-the check's cached prefix keeps it (measured on 2026-11-29, docs/performance.md); four or three evidence items a sentence; both.
+the check's cached prefix keeps it (measured on 2026-11-29, docs/performance.md); four or three evidence items a
+sentence; both.
 Every prompt scores the calibration set shipped with the package (calibrate.scores: each answer's sentences over one
 growing evidence block, as a check scores them), answer by answer; the report gives per kind each prompt's AUROC, the
 paired difference from the first prompt named with a 95 % interval over answers, and the prompt tokens each read. A

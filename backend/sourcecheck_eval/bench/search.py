@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sourcecheck_eval.bench.data import ANSWER, FAVE, SEARCH_CHUNKS, WORK, now
+from sourcecheck_eval.bench.data import ANSWER, SEARCH_CHUNKS, WORK, fave_records, now
 
 if TYPE_CHECKING:  # annotations only: the library is imported where it is used
     from sourcecheck.chunks import Embed
@@ -62,7 +62,7 @@ def build(lib: Library, path: Path) -> None:
 
     records = FolderRecords(path, lib.chunks.lock)
     rng = np.random.default_rng(0)
-    words = np.array(" ".join(json.loads(line)["sources"][0] for line in open(FAVE)).split())
+    words = np.array(" ".join(r["sources"][0] for r in fave_records()).split())
     for b in range(0, SEARCH_CHUNKS, BATCH):
         vectors = rng.standard_normal((BATCH, 384)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)

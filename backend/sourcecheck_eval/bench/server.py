@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sourcecheck_eval.bench.data import ANSWER, FAVE, WORK, now
+from sourcecheck_eval.bench.data import ANSWER, FAVE, WORK, fave_records, now
 from sourcecheck_eval.bench.host import rss_mb
 
 
@@ -65,12 +65,12 @@ def bench_server(pdf: Path, r: dict[str, Any]) -> None:
         proc.wait(timeout=20)
 
 
-def user_claims(count: int, fave: str | Path = FAVE, query: int = 17) -> list[str]:
+def user_claims(count: int, fave: str | Path = FAVE, query: str = "fave-q17") -> list[str]:
     """`count` different sentences from the abstracts of the query whose PDF the server holds, in order: checks
     made of different sentences read different evidence, as different users' checks do."""
     from sourcecheck.sentences import split_sentences
 
-    sources = [json.loads(line) for line in open(fave)][query]["sources"]
+    sources = next(r for r in fave_records(fave) if r["id"] == query)["sources"]
     claims = [s.text for src in sources for s in split_sentences(src) if s.checkable and 40 < len(s.text) < 250]
     if len(claims) < count:
         raise RuntimeError(f"only {len(claims)} sentences to check, {count} needed")
