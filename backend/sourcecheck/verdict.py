@@ -43,8 +43,10 @@ def decide(
     label = grade(p, band)
     if label != "supported":
         return Verdict(label, stances, None)
-    if disagreement is not None:  # the card shows both documents
-        stances[disagreement.agrees], stances[disagreement.evidence] = "supports", "refutes"
+    if disagreement is not None:  # the card shows both documents; the one that agrees supports only if it states it all
+        stances[disagreement.evidence] = "refutes"
+        if states[disagreement.agrees]:
+            stances[disagreement.agrees] = "supports"
     else:  # the most relevant item that states the claim, if one does
         stating = [i for i, ok in enumerate(states) if ok]
         if stating:

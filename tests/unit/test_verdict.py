@@ -44,6 +44,9 @@ def test_decide_at_the_band_edges_and_without_evidence():
 def test_only_an_item_that_states_the_claim_is_tagged_supports():
     assert decide(0.9, (0.4, 0.6), None, None, [False, True, True]).stances == ["related", "supports", "related"]
     assert decide(0.9, (0.4, 0.6), None, None, [False, False]).stances == ["related", "related"]
+    # documents that disagree: the one that agrees on the value is tagged supports only if it states the claim whole
+    # (a sentence of three values, one of which the agreeing page states, found on fullpapers-dev)
+    assert decide(0.9, (0.4, 0.6), None, DISAGREEMENT, [True, True, False]).stances == ["refutes", "related", "related"]
 
 
 @pytest.mark.parametrize(
