@@ -33,12 +33,32 @@ PROFILES = {"verify": "system", "minicheck": "minicheck_system"}
 READ_ALONE = 3
 
 
-class Judge:
-    """Prompting and parsing for every backend; the model only moves tokens.
+class Asking:
+    """How a judge asks for a verdict: what a sentence's prompt shows, the words that ask, a claim's P(Yes) and the
+    swaps reading tries. The product asks this way; the evaluation measures other ways by giving a judge its own
+    (Judge(model, asking=...): sourcecheck_eval.judge.LabAsking, prompt_ab.VariantAsking)."""
 
-    What a check asks of it goes through a few methods that the evaluation's judge overrides to measure other ways
-    of asking, and to read the model's hidden state (sourcecheck_eval.judge): show() (what a prompt shows), answer()
-    (a claim's P(Yes)), p_yes() (one prompt's), raw() (a sentence's, cached) and swaps() (the values reading tries)."""
+    def show(self, judge: Judge, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
+        """The check's evidence block with this sentence's evidence added (evidence.EvidenceBlock)."""
+        return block.add(evidence)
+
+    def verify_messages(
+        self, judge: Judge, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
+    ) -> list[dict[str, str]]:
+        """The chat that asks "do the excerpts support the claim?" in the judge's prompt profile."""
+        return messages(judge.profile, PROFILES[judge.profile], sources=sources_text(evidence, shown), claim=claim)
+
+    def answer(self, judge: Judge, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
+        """A claim's P(Yes) as scoring and reading ask for it: one prompt that shows `shown`."""
+        return judge.p_yes(claim, evidence, shown)
+
+    def swaps(self, judge: Judge, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
+        """The swaps reading tries for a flagged sentence: its numbers for its sources' (reading.swaps)."""
+        return swaps(claim, evidence)
+
+
+class Judge:
+    """Prompting and parsing for every backend; the model only moves tokens. How it asks is its Asking's."""
 
     def __init__(
         self,
@@ -46,19 +66,15 @@ class Judge:
         calibration: dict | None = None,
         sensitivity: str = "balanced",
         calibrations: str | None = None,
-        passages: int | None = None,
         reread: tuple[float, float] | None = None,
+        asking: Asking | None = None,
     ) -> None:
         """calibration: the scale to judge by (calibration.py); default: the judge's own from the calibrations
-        folder, else the shipped one (then `calibrated` is False unless the judge is the default one). passages: how
-        many of a sentence's evidence items (its most relevant) its prompt adds (show()); default all of them, the
-        check's TOP_K: fewer reads fewer tokens but ranks chat answers about abstracts worse (issue 35's A/B,
-        docs/performance.md), so the product shows all. reread: read again every sentence whose first P(supported) lies
-        in [low, high), whatever its grade (the evaluation measures the second read that way); default: the
-        sentences the first read grades uncertain, when the calibration has a second read's scale."""
-        if passages is not None and passages < 1:
-            raise ConfigError(f"A prompt shows at least one evidence item, not {passages}.")
-        self.model, self.passages = model, passages
+        folder, else the shipped one (then `calibrated` is False unless the judge is the default one). reread: read
+        again every sentence whose first P(supported) lies in [low, high), whatever its grade (the evaluation
+        measures the second read that way); default: the sentences the first read grades uncertain, when the
+        calibration has a second read's scale. asking: how it asks (Asking); default the product's way."""
+        self.model, self.asking = model, asking or Asking()
         if calibration is None:
             self.calibration, self.calibrated = for_judge(model.judge_id(), calibrations, model.profile)
         else:
@@ -89,16 +105,15 @@ class Judge:
         self.model.read_ahead(self.verify_messages("Warm-up.", [], []))
 
     def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
-        """What a sentence's prompt shows: the check's evidence block with this evidence added (its `passages` most
-        relevant items, when set), a prompt prefix the check's sentences share (evidence.EvidenceBlock)."""
-        return block.add(evidence if self.passages is None else evidence[: self.passages])
+        """What a sentence's prompt shows, in the prompt's order (Asking.show)."""
+        return self.asking.show(self, claim, evidence, block)
 
     def verify_messages(
         self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
     ) -> list[dict[str, str]]:
         """The chat that asks "do the excerpts support the claim?"; shown: the excerpts the prompt presents, in its
         order (evidence.prompt_order)."""
-        return messages(self.profile, PROFILES[self.profile], sources=sources_text(evidence, shown), claim=claim)
+        return self.asking.verify_messages(self, claim, evidence, shown)
 
     def p_yes(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
         """The model's probability of "Yes" to "do the excerpts support the claim?" (raw, uncalibrated).
@@ -107,8 +122,8 @@ class Judge:
         return yes_probability(probs, text)
 
     def answer(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
-        """A claim's P(Yes) as scoring and reading ask for it: one prompt that shows `shown`."""
-        return self.p_yes(claim, evidence, shown)
+        """A claim's P(Yes) as scoring and reading ask for it (Asking.answer)."""
+        return self.asking.answer(self, claim, evidence, shown)
 
     def raw(
         self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], decompose: bool = False
@@ -172,8 +187,8 @@ class Judge:
         return claims or [sentence]
 
     def swaps(self, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
-        """The swaps reading tries for a flagged sentence: its numbers for its sources' (reading.swaps)."""
-        return swaps(claim, evidence)
+        """The swaps reading tries for a flagged sentence (Asking.swaps)."""
+        return self.asking.swaps(self, claim, evidence)
 
 
 def yes_probability(probs: dict[str, float] | None, text: str) -> float:

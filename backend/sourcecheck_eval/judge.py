@@ -10,13 +10,13 @@ what users get and not shipped (docs/quality.md, "What was tried"), and the hidd
 * states: the model's hidden state at each answer (a backend that reads one: llama.cpp), kept by its raw score's
   key (state_of, key()) for the run to store with it, so a verifier head can be fitted on it (head.py).
 
-The product's Judge offers these seams: show(), answer(), p_yes(), raw() and swaps().
+A judge asks this way when it is given a LabAsking (lab_judge()): the product's seam (judge.Asking) is composition,
+not a subclass.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from sourcecheck.calibration import logit
 from sourcecheck.conflict import Conflict
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence, prompt_order
-from sourcecheck.judge import Judge, yes_probability
+from sourcecheck.judge import Asking, Judge, yes_probability
 from sourcecheck.numerals import numbers
 from sourcecheck.reading import ALIGNED, MAX_SWAPS, Swap, swap
 from sourcecheck.words import STOPWORDS, content_words, names
@@ -51,75 +51,52 @@ NAME_SHAPES = {
 }
 
 
-class LabJudge(Judge):
-    """A Judge that asks as prompt_evidence and reading say, and with states reads the hidden state."""
+class LabAsking(Asking):
+    """A way of asking as prompt_evidence and reading say; with states, each answer's hidden state is read and kept
+    (state_of, by what it answered: key())."""
 
-    def __init__(
-        self,
-        model: Model,
-        *,
-        prompt_evidence: str = "shared",
-        reading: str = "numbers",
-        states: bool = False,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, prompt_evidence: str = "shared", reading: str = "numbers", states: bool = False) -> None:
         if prompt_evidence not in PROMPT_EVIDENCE:
             raise ConfigError(f"Unknown prompt evidence {prompt_evidence!r}; use one of {', '.join(PROMPT_EVIDENCE)}.")
         if reading not in READING:
             raise ConfigError(f"Unknown reading {reading!r}; use one of {', '.join(READING)}.")
-        super().__init__(model, **kwargs)
         self.prompt_evidence, self.reading, self.states = prompt_evidence, reading, states
-        self.state_of: dict[tuple, Any] = {}  # raw() key -> hidden state; an eval run's sentences, so not bounded
-        self._local = threading.local()  # the answers of the raw() under way in this thread (a check's workers)
+        self.state_of: dict[tuple, Any] = {}  # key() -> hidden state; an eval run's sentences, so not bounded
 
-    def show(self, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
+    def show(self, judge: Judge, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
         if self.prompt_evidence == "shared":
-            return super().show(claim, evidence, block)
+            return super().show(judge, claim, evidence, block)
         laid_out = prompt_order(evidence)
         return aligned(claim, laid_out) if self.prompt_evidence == "aligned" else laid_out
 
-    def p_yes_state(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> tuple[float, Any]:
-        """p_yes() and the hidden state at the answer (None unless states and the backend reads one)."""
-        msgs = self.verify_messages(claim, evidence, shown)
-        probs, text, state = self.model.choose(msgs, ("Yes", "No"), state=self.states)
-        return yes_probability(probs, text), state
-
-    def p_yes(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
-        return self.p_yes_state(claim, evidence, shown)[0]  # every pass the same way: a state is read with it
-
-    def answer(self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
+    def answer(self, judge: Judge, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> float:
+        """P(Yes) as prompt_evidence says ("each": the highest of each item on its own), its state kept."""
         if self.prompt_evidence == "each" and evidence:
-            found = max((self.p_yes_state(claim, [e], [e]) for e in prompt_order(evidence)), key=lambda a: a[0])
+            p, state = max((self._ask(judge, claim, [e], [e]) for e in prompt_order(evidence)), key=lambda a: a[0])
         else:
-            found = self.p_yes_state(claim, evidence, shown)
-        answers = getattr(self._local, "answers", None)
-        if answers is not None:
-            answers.append(found)
-        return found[0]
-
-    def raw(
-        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], decompose: bool = False
-    ) -> float:
-        self._local.answers = []
-        try:
-            p = super().raw(claim, evidence, shown, decompose)
-            if self._local.answers:  # asked now, not taken from the cache: the weakest claim's state
-                self.state_of[self.key(claim, evidence, shown, decompose)] = min(
-                    self._local.answers, key=lambda a: a[0]
-                )[1]
-        finally:
-            self._local.answers = None
+            p, state = self._ask(judge, claim, evidence, shown)
+        if state is not None:
+            self.state_of[self.key(claim, evidence, shown)] = state
         return p
 
-    @staticmethod
-    def key(claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence], decompose: bool) -> tuple:
-        """What state_of keeps a sentence's hidden state under: what its raw score was asked of."""
-        return claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown), decompose
+    def _ask(
+        self, judge: Judge, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
+    ) -> tuple[float, Any]:
+        probs, text, state = judge.model.choose(
+            judge.verify_messages(claim, evidence, shown), ("Yes", "No"), self.states
+        )
+        return yes_probability(probs, text), state
 
-    def swaps(self, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
+    @staticmethod
+    def key(claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> tuple:
+        """What state_of keeps an answer's hidden state under: what it answered. A decomposed sentence's parts are
+        answered each on its own, so the whole sentence has none."""
+        return claim, tuple(e.passage for e in evidence), tuple(e.passage for e in shown)
+
+    def swaps(self, judge: Judge, claim: str, evidence: Sequence[Evidence]) -> list[Swap]:
         if self.reading == "off":
             return []
-        found = super().swaps(claim, evidence)
+        found = super().swaps(judge, claim, evidence)
         if self.reading == "names":  # then names, up to MAX_SWAPS in all
             seen = {s.revised for s in found}
             for s in name_swaps(claim, evidence):
@@ -129,6 +106,13 @@ class LabJudge(Judge):
                     seen.add(s.revised)
                     found.append(s)
         return found
+
+
+def lab_judge(
+    model: Model, *, prompt_evidence: str = "shared", reading: str = "numbers", states: bool = False, **kwargs: Any
+) -> Judge:
+    """The product's Judge, asking as a LabAsking does (kwargs: the Judge's own)."""
+    return Judge(model, asking=LabAsking(prompt_evidence, reading, states), **kwargs)
 
 
 def name_swaps(claim: str, evidence: Sequence[EvidenceItem]) -> Iterator[Swap]:

@@ -29,8 +29,8 @@ import numpy as np
 from sourcecheck.calibrate import answers, scores
 from sourcecheck.config import load_settings
 from sourcecheck.errors import ConfigError
-from sourcecheck.evidence import Evidence
-from sourcecheck.judge import Judge
+from sourcecheck.evidence import Evidence, EvidenceBlock
+from sourcecheck.judge import Asking, Judge
 from sourcecheck.llm import load_model
 from sourcecheck.llm.base import Model
 from sourcecheck.prompting import fence, prompt, sources_text
@@ -45,24 +45,34 @@ QUESTION_FIRST = Template(  # the verify prompt measured on 2026-11-29 and not k
 RESAMPLES = 1000
 
 
-class Variant(Judge):
-    """The shipped judge with its verify prompt varied: the question once, before the excerpts, where a check's
-    cached prefix keeps it, instead of after every claim (question_first), and `passages` evidence items a sentence
-    adds to the block instead of all five."""
+class VariantAsking(Asking):
+    """The shipped way of asking with its verify prompt varied: the question once, before the excerpts, where a
+    check's cached prefix keeps it, instead of after every claim (question_first), and `passages` evidence items (the
+    most relevant) a sentence adds to the block instead of all five."""
 
-    def __init__(self, model: Model, passages: int | None = None, question_first: bool = False) -> None:
-        super().__init__(model, passages=passages)
-        if self.profile != "verify":  # a model with a prompt of its own (MiniCheck) would change more than the order
-            raise ConfigError(f"The prompt A/B varies our verify prompt; {model.name} asks its own ({self.profile}).")
-        self.question_first = question_first
+    def __init__(self, passages: int | None = None, question_first: bool = False) -> None:
+        if passages is not None and passages < 1:
+            raise ConfigError(f"A prompt shows at least one evidence item, not {passages}.")
+        self.passages, self.question_first = passages, question_first
+
+    def show(self, judge: Judge, claim: str, evidence: list[Evidence], block: EvidenceBlock) -> list[Evidence]:
+        return super().show(judge, claim, evidence if self.passages is None else evidence[: self.passages], block)
 
     def verify_messages(
-        self, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
+        self, judge: Judge, claim: str, evidence: Sequence[Evidence], shown: Sequence[Evidence]
     ) -> list[dict[str, str]]:
         if not self.question_first:
-            return super().verify_messages(claim, evidence, shown)
+            return super().verify_messages(judge, claim, evidence, shown)
         text = QUESTION_FIRST.substitute(sources=fence(sources_text(evidence, shown)), claim=fence(claim, labels=False))
         return [{"role": "system", "content": prompt("system").template.strip()}, {"role": "user", "content": text}]
+
+
+def Variant(model: Model, passages: int | None = None, question_first: bool = False) -> Judge:  # noqa: N802
+    """The shipped judge asking as a VariantAsking does."""
+    judge = Judge(model, asking=VariantAsking(passages, question_first))
+    if judge.profile != "verify":  # a model with a prompt of its own (MiniCheck) would change more than the order
+        raise ConfigError(f"The prompt A/B varies our verify prompt; {model.name} asks its own ({judge.profile}).")
+    return judge
 
 
 def counted(model: Any) -> list[int]:
@@ -144,7 +154,8 @@ def write(path: str, data: dict[str, Any]) -> None:
 
 def fingerprint(judge: Judge) -> str:
     """What a prompt's scores depend on besides the set: the model, its words and how many passages it adds."""
-    text = json.dumps([judge.model.judge_id(), judge.verify_messages("$claim", [], []), judge.passages])
+    passages = getattr(judge.asking, "passages", None)  # the shipped judge: all of them
+    text = json.dumps([judge.model.judge_id(), judge.verify_messages("$claim", [], []), passages])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 

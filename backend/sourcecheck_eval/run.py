@@ -20,14 +20,14 @@ from contextlib import closing
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sourcecheck.check import CheckOptions, check_text, collect
 from sourcecheck.errors import SourcecheckError
 
 from sourcecheck_eval.align import items, score_view
 from sourcecheck_eval.fitting import fit_calibration
-from sourcecheck_eval.judge import LabJudge, features
+from sourcecheck_eval.judge import LabAsking, features, lab_judge
 from sourcecheck_eval.product import PRODUCT_SETS, papers, user_view
 from sourcecheck_eval.records import dataset_name, load_records, pack_state, select, usable
 from sourcecheck_eval.report import write_outputs
@@ -35,6 +35,7 @@ from sourcecheck_eval.report import write_outputs
 if TYPE_CHECKING:  # annotations only: the library and the models are imported where they are used
     from sourcecheck.check import Event
     from sourcecheck.chunks import Embed
+    from sourcecheck.judge import Judge
     from sourcecheck.llm.base import Model
     from sourcecheck.verdict import Score
 
@@ -84,7 +85,7 @@ def fingerprint(
     critique: bool = False,
     reread: tuple[float, float] | None = None,
 ) -> str:
-    """What a raw score depends on: model, embedding, chunking, retrieval options, how the judge asks (LabJudge),
+    """What a raw score depends on: model, embedding, chunking, retrieval options, how the judge asks (LabAsking),
     prompts and core code."""
     h = hashlib.sha256()
     model_id = {
@@ -128,7 +129,7 @@ def options_pdfs(record: Mapping[str, Any], settings: Mapping[str, Any]) -> bool
 
 def run_record(
     record: Mapping[str, Any],
-    judge: LabJudge,
+    judge: Judge,
     embedding_function: Embed,
     settings: Mapping[str, Any],
     options: CheckOptions,
@@ -165,7 +166,8 @@ def run_record(
         verdicts = []
         for v in got["verdicts"]:
             score = scores[v["index"]]
-            state = judge.state_of.get(judge.key(score.claim, score.evidence, score.shown, options.decompose))
+            asking = cast(LabAsking, judge.asking)
+            state = asking.state_of.get(asking.key(score.claim, score.evidence, score.shown))
             verdicts.append(
                 {
                     "index": v["index"],
@@ -275,7 +277,7 @@ def evaluate(
 
     rescore: a fingerprint from an earlier results.json: score the verdicts cached under it (an earlier
     pipeline's) with the current metrics and calibration, running nothing; uncached records are left out.
-    prompt_evidence, reading: how the judge asks (judge.LabJudge; the defaults are what users get).
+    prompt_evidence, reading: how the judge asks (judge.LabAsking; the defaults are what users get).
     reread: read again every sentence whose first P(supported) lies in [low, high) (Judge's reread), so that a
     second read's scale can be fitted on them (calibration.fit_second); default: what users get.
     fit: fit a calibration on these records (fitting.fit_calibration, written as calibration.fitted.json)
@@ -290,7 +292,7 @@ def evaluate(
     cache_dir = Path(cache_dir) if cache_dir else out / "cache"
     model = model or load_model(settings)
     # the hidden state is read and cached with each raw score, so a verifier head can be fitted on it (head.py)
-    judge = LabJudge(
+    judge = lab_judge(
         model,
         prompt_evidence=prompt_evidence,
         reading=reading,
@@ -372,7 +374,7 @@ def evaluate(
 def score_dataset(
     name: str,
     results: Sequence[tuple[dict[str, Any], dict[str, Any]]],
-    judge: LabJudge,
+    judge: Judge,
     threshold: float,
     predictions: list[dict[str, Any]],
 ) -> dict[str, Any]:

@@ -293,21 +293,16 @@ def test_evidence_block_appends_only_new_excerpts_and_starts_over_past_its_budge
     assert [e.passage for e in block.add([d, c])] == [c.passage, d.passage]  # 14 words > 12: a fresh block
 
 
-def test_a_sentences_prompt_adds_its_most_relevant_items_and_a_critique_shows_the_block_that_holds_them():
-    from sourcecheck.errors import ConfigError
+def test_a_sentences_prompt_adds_its_items_and_a_critique_shows_the_block_that_holds_them():
     from sourcecheck.evidence import EvidenceBlock
 
     first = [ev(f"first passage {i}") for i in range(5)]  # most relevant first
-    # all (TOP_K), the most relevant nearest the claim
-    assert Judge(FakeModel(), calibration=IDENTITY).show("claim one", first, EvidenceBlock()) == first[::-1]
-    with pytest.raises(ConfigError):
-        Judge(FakeModel(), calibration=IDENTITY, passages=0)
-    judge, block = Judge(FakeModel(), calibration=IDENTITY, passages=3), EvidenceBlock()
+    judge, block = Judge(FakeModel(), calibration=IDENTITY), EvidenceBlock()
     shown = judge.show("claim one", first, block)
-    assert shown == first[:3][::-1]
+    assert shown == first[::-1]  # all (TOP_K), the most relevant nearest the claim
     second = [ev(f"second passage {i}") for i in range(5)]
     later = judge.show("claim two", second, block)
-    assert later[:3] == shown and later[3:] == second[:3][::-1]  # one growing prefix
+    assert later[:5] == shown and later[5:] == second[::-1]  # one growing prefix
     assert block.shown_for(shown) == later  # the first sentence's critique reads the block already cached
     assert block.shown_for([ev("a passage the block lost")]) == [ev("a passage the block lost")]
 

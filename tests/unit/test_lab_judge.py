@@ -8,7 +8,7 @@ from sourcecheck.evidence import Evidence
 from sourcecheck.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck_eval.aligned import ALIGNED_WORDS
-from sourcecheck_eval.judge import LabJudge, signal_features
+from sourcecheck_eval.judge import LabAsking, lab_judge, signal_features
 from support import TEXT, bridge_and_fava
 
 RAW = {"a": 1.0, "b": 0.0}  # raw scores
@@ -32,11 +32,11 @@ def prompts(model):
 
 def test_by_default_it_checks_exactly_as_the_product_does(library):
     events = {}
-    for make in (Judge, LabJudge):
+    for make in (Judge, lab_judge):
         model = FakeModel()
         got = list(check_text(TEXT, library, make(model, calibration=RAW)))
         events[make] = ([{k: v for k, v in e.items() if k != "elapsed_ms"} for e in got], model.history)
-    assert events[Judge] == events[LabJudge]
+    assert events[Judge] == events[lab_judge]
 
 
 def test_passages_shows_each_sentence_its_own_evidence_not_the_shared_block(library):
@@ -46,7 +46,7 @@ def test_passages_shows_each_sentence_its_own_evidence_not_the_shared_block(libr
     first = prompts(model)[0]
     shared = first[: first.index("Claim:")].strip()
     model = FakeModel()
-    list(check_text(text, library, LabJudge(model, prompt_evidence="passages", calibration=RAW)))
+    list(check_text(text, library, lab_judge(model, prompt_evidence="passages", calibration=RAW)))
     own = prompts(model)[1]
     assert own.count("[1]") == 1 and not own.startswith(shared)
 
@@ -54,7 +54,7 @@ def test_passages_shows_each_sentence_its_own_evidence_not_the_shared_block(libr
 def test_aligned_shows_only_the_sentences_that_bear_on_the_claim(library):
     model = FakeModel()
     text = "Its main span is 1,280 meters long."
-    judge = LabJudge(model, prompt_evidence="aligned", calibration=RAW)
+    judge = lab_judge(model, prompt_evidence="aligned", calibration=RAW)
     events = list(check_text(text, library, judge, options=CheckOptions()))
     prompt = prompts(model)[0]
     sources = prompt[: prompt.index("Claim:")]
@@ -66,9 +66,9 @@ def test_aligned_shows_only_the_sentences_that_bear_on_the_claim(library):
 def test_each_passage_on_its_own_keeps_the_best_p_yes(library):
     """One prompt per evidence item, each with one excerpt; the sentence's raw score is the highest of them."""
     model = FakeModel()
-    judge = LabJudge(model, prompt_evidence="each", calibration=RAW)
-    answers, ask = [], judge.p_yes_state
-    judge.p_yes_state = lambda *args: answers.append(ask(*args)) or answers[-1]
+    judge = lab_judge(model, prompt_evidence="each", calibration=RAW)
+    answers, ask = [], judge.asking._ask
+    judge.asking._ask = lambda *args: answers.append(ask(*args)) or answers[-1]
     scores = {}
     text = "The bridge opened to traffic on May 27, 1937."
     events = check_text(text, library, judge, options=CheckOptions(), scored=scores.__setitem__)
@@ -82,15 +82,15 @@ def test_each_passage_on_its_own_keeps_the_best_p_yes(library):
 
 def test_an_unknown_way_of_asking_is_refused():
     with pytest.raises(ConfigError) as err:
-        LabJudge(FakeModel(), prompt_evidence="all")
+        lab_judge(FakeModel(), prompt_evidence="all")
     assert "shared, passages, aligned, each" in err.value.message
     with pytest.raises(ConfigError):
-        LabJudge(FakeModel(), reading="words")
+        lab_judge(FakeModel(), reading="words")
 
 
 def test_with_names_a_missing_name_is_then_paired_with_a_name_of_its_shape():
     claim = "In 2019 the study ran 1,000 replications with the HC0 estimator, which did worse in small samples."
-    judge, names = Judge(FakeModel()), LabJudge(FakeModel(), reading="names")
+    judge, names = Judge(FakeModel()), lab_judge(FakeModel(), reading="names")
     assert [(s.kind, s.claim_value, s.source_value) for s in judge.swaps(claim, [SOURCE])] == [
         ("count", "1,000", "10,000")
     ]
@@ -101,7 +101,7 @@ def test_with_names_a_missing_name_is_then_paired_with_a_name_of_its_shape():
     found = {(s.claim_value, s.source_value) for s in names.swaps("HC3 and sandwich() ran in OLS.", [source])}
     assert found == {("sandwich()", "vcovHC()"), ("OLS", "GLM")}
     assert judge.swaps("HC3 and sandwich() ran in OLS.", [source]) == []  # the product swaps numbers only
-    assert LabJudge(FakeModel(), reading="off").swaps(claim, [SOURCE]) == []
+    assert lab_judge(FakeModel(), reading="off").swaps(claim, [SOURCE]) == []
 
 
 def test_without_reading_a_sentence_the_product_marks_red_stays_amber():
@@ -113,18 +113,18 @@ def test_without_reading_a_sentence_the_product_marks_red_stays_amber():
     )  # its swap read supported (test_reading.py)
     model = FakeModel()
     model.enqueue({"Yes": 0.05, "No": 0.95})
-    score = score_sentence(LabJudge(model, reading="off"), claim, [SOURCE])
+    score = score_sentence(lab_judge(model, reading="off"), claim, [SOURCE])
     assert score.label == "unsupported" and len(model.history) == 1
 
 
-def state(judge, score, decompose=False):
-    """The hidden state a LabJudge kept for a scored sentence (what the evaluation stores with it)."""
-    return judge.state_of.get(judge.key(score.claim, score.evidence, score.shown, decompose))
+def state(judge, score):
+    """The hidden state a LabAsking kept for a scored sentence (what the evaluation stores with it)."""
+    return judge.asking.state_of.get(LabAsking.key(score.claim, score.evidence, score.shown))
 
 
 def test_with_states_each_score_has_the_state_of_its_answer_also_from_the_cache():
     model = FakeModel()
-    judge = LabJudge(model, states=True, calibration=RAW)
+    judge = lab_judge(model, states=True, calibration=RAW)
     claim = "The simulation used 10,000 replications."
     score = score_sentence(judge, claim, [SOURCE])
     assert state(judge, score).shape == (FakeModel.state_size,)
@@ -132,17 +132,18 @@ def test_with_states_each_score_has_the_state_of_its_answer_also_from_the_cache(
     assert (state(judge, score) == expected).all()
     again = score_sentence(judge, claim, [SOURCE])
     assert len(model.history) == 1 and (state(judge, again) == expected).all()  # the raw score and its state cached
-    plain = LabJudge(FakeModel(), calibration=RAW)
+    plain = lab_judge(FakeModel(), calibration=RAW)
     assert state(plain, score_sentence(plain, claim, [SOURCE])) is None  # not asked: not read
-    # a decomposed sentence's state is its weakest claim's
+    # a decomposed sentence's parts are answered each on its own: the whole sentence has no state of its own
     model = FakeModel()
-    judge = LabJudge(model, states=True, calibration=RAW)
+    judge = lab_judge(model, states=True, calibration=RAW)
     long = "The simulation used 10,000 replications and the HC3 estimator was painted purple by robots in 1850."
     model.enqueue("The simulation used 10,000 replications.\nThe HC3 estimator was painted purple by robots.")
     score = score_sentence(judge, long, [SOURCE], decompose=True)
-    weakest = "The HC3 estimator was painted purple by robots."
-    _, _, expected = FakeModel().choose(judge.verify_messages(weakest, [SOURCE], [SOURCE]), ("Yes", "No"), state=True)
-    assert score.p_raw < 0.5 and (state(judge, score, decompose=True) == expected).all()
+    part = "The HC3 estimator was painted purple by robots."
+    _, _, expected = FakeModel().choose(judge.verify_messages(part, [SOURCE], [SOURCE]), ("Yes", "No"), state=True)
+    assert score.p_raw < 0.5 and state(judge, score) is None
+    assert (judge.asking.state_of[LabAsking.key(part, [SOURCE], [SOURCE])] == expected).all()
 
 
 def test_signal_features_measure_what_the_evidence_lacks():

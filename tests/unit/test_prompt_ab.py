@@ -49,6 +49,8 @@ def test_compare_pairs_the_two_prompts_by_answer():
 def test_a_variant_adds_its_own_number_of_most_relevant_items_and_kinds_take_turns():
     items = [ev(f"passage {i}") for i in range(5)]  # most relevant first; a prompt shows it last
     assert Variant(FakeModel(), 4).show("c", items, EvidenceBlock()) == items[:4][::-1]
+    with pytest.raises(ConfigError):
+        Variant(FakeModel(), 0)
     assert Judge(FakeModel()).show("c", items, EvidenceBlock()) == items[::-1]  # the shipped judge: all of them
     rows = [{"kind": "a", "n": 1}, {"kind": "a", "n": 2}, {"kind": "b", "n": 3}]
     assert [r["n"] for r in taking_turns(rows)] == [1, 3, 2]

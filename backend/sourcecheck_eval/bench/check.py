@@ -23,7 +23,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     from sourcecheck.judge import Judge
     from sourcecheck.llm import load_model
 
-    from sourcecheck_eval.judge import LabJudge
+    from sourcecheck_eval.judge import lab_judge
 
     settings = load_settings({"INDEX_DIR": str(WORK / "index")})
     lib.search("warm up")  # a running server has its embedding model and BM25 index loaded already
@@ -81,7 +81,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     run("warm", ours(CheckOptions(top_k=settings["TOP_K"])), shared)  # same judge and library: both caches
     if ablation:  # our pipeline without the shared evidence block, its sentences embedded afresh as in "ours"
         lib.sentence_vectors.clear()
-        unshared = LabJudge(model, prompt_evidence="passages", sensitivity=settings["SENSITIVITY"])
+        unshared = lab_judge(model, prompt_evidence="passages", sensitivity=settings["SENSITIVITY"])
         run("unshared", ours(CheckOptions(top_k=settings["TOP_K"])), unshared)
     run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())
 
