@@ -135,6 +135,16 @@ def test_upload_list_get_file_delete(client, app, fava_pdf, bridge_pdf):
 
 def test_bad_uploads(client, tmp_path, fava_pdf):
     assert_error(client.post("/api/v1/documents", data={}, content_type="multipart/form-data"), 400, "no_file")
+    # a file name with a line break in it, or bytes that are not UTF-8 (no browser sends either): a clear refusal
+    for name in (b"a\r\nb.pdf", b"caf\xe9.pdf"):
+        body = (
+            b'--XyZ\r\nContent-Disposition: form-data; name="file"; filename="' + name + b'"\r\n'
+            b"Content-Type: application/pdf\r\n\r\n" + fava_pdf.read_bytes() + b"\r\n--XyZ--\r\n"
+        )
+        refused = client.post("/api/v1/documents", data=body, content_type="multipart/form-data; boundary=XyZ")
+        assert_error(refused, 400, "no_file")
+        assert "line break" in refused.get_json()["error"]["message"]
+    assert client.get("/api/v1/documents").get_json()["documents"] == []  # nothing half-added
     text = tmp_path / "notes.pdf"
     text.write_text("just text")
     assert_error(upload(client, text), 415, "not_a_pdf")

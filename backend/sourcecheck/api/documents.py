@@ -15,7 +15,12 @@ bp = Blueprint("documents", __name__)
 def upload() -> tuple[dict[str, Any], int]:
     files = request.files.getlist("file")
     if not files:
-        raise BadRequest("Send one or more PDFs as multipart form fields named 'file'.", code="no_file")
+        # a part whose file name has a line break in it, or bytes that are not UTF-8, is not read as a file (werkzeug)
+        raise BadRequest(
+            "Send one or more PDFs as multipart form fields named 'file', each with a file name; a name with a line "
+            "break in it or bytes that are not UTF-8 is not read as a file name.",
+            code="no_file",
+        )
     svc = get_services()
     library = svc.library()
     rejected: list[dict[str, Any]]
