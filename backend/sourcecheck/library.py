@@ -102,12 +102,14 @@ class Library:
         larger than max_file_mb, as an upload is limited, and never blocking on a FIFO or a device."""
         return files.read_regular(path, self.max_file_mb * files.MB)
 
-    def add_pdf(self, data: bytes, filename: str | None) -> tuple[Record, bool]:
+    def add_pdf(self, data: bytes, filename: str | None, by_user: bool = True) -> tuple[Record, bool]:
         """Register PDF bytes; returns (document, queued): queued is True when this call registered it for ingest
         (new, or a failed one queued again). Ingest with ingest(id) afterwards.
 
         The same bytes again return the existing document; the same bytes arriving at once are checked once, the
-        later calls waiting for the first's answer (the document, or the same refusal).
+        later calls waiting for the first's answer (the document, or the same refusal). by_user: added by the user
+        (an upload, the CLI), not by the Zotero sync: a document the sync added becomes the user's too, so that it
+        stays when its item leaves Zotero.
         """
         sha = hashlib.sha256(data).hexdigest()
         doc_id = "d_" + sha[:16]  # the same PDF is one document however it arrives (id_for)
@@ -117,6 +119,9 @@ class Library:
             if existing and existing["status"] != "failed":
                 if not self._records.has_pdf(doc_id):  # added by another backend: the viewer here can now open it
                     self._records.write_pdf(doc_id, data)
+                if by_user and (existing.get("zotero") or {}).get("added"):
+                    self._records.update(doc_id, zotero={**existing["zotero"], "added": False})
+                    existing = self._records.docs[doc_id]
                 return dict(existing), False
             first = self._adding.get(sha)
             if first is None:

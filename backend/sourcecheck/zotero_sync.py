@@ -197,7 +197,7 @@ def _register(
             # whose the document is comes from its record before this sync touched it: a user's own upload (even
             # one whose ingest failed, which add_pdf registers again as if new) stays the user's, never removed
             old = _document(library, library.id_for(data))
-            doc, _ = library.add_pdf(data, a.path.name)
+            doc, _ = library.add_pdf(data, a.path.name, by_user=False)
         except (OSError, SourcecheckError) as e:
             error = e.to_dict() if isinstance(e, SourcecheckError) else {"code": "pdf_corrupt", "message": str(e)}
             report.skipped.append({"key": a.key, "title": a.title, "file": a.path.name, "error": error})

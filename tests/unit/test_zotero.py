@@ -174,6 +174,22 @@ def test_a_second_sync_adds_new_items_drops_deleted_ones_and_rereads_changed_fil
     assert len(load_state(tmp_path / "index")["attachments"]) == 1
 
 
+def test_a_pdf_the_user_uploads_after_zotero_added_it_stays_when_its_item_leaves_zotero(zot, library, tmp_path):
+    z, ids = zot
+    synced(library, tmp_path, z.root)
+    fava = by_title(library)[FAVA_TITLE]
+    assert fava["zotero"]["added"] is True
+    pdf = z.root / "storage" / ids["fava_pdf"] / "Mishra et al. - 2024 - FAVA.pdf"
+    mine, queued = library.add_pdf(pdf.read_bytes(), "my copy of FAVA.pdf")  # the same bytes, uploaded by hand
+    assert mine["id"] == fava["id"] and not queued and mine["zotero"]["added"] is False
+    again = synced(library, tmp_path, z.root)  # a sync in between keeps it the user's
+    assert again.unchanged >= 1 and library.get(fava["id"])["zotero"]["added"] is False
+    z.trash(ids["fava"])
+    synced(library, tmp_path, z.root)
+    kept = library.get(fava["id"])  # left Zotero: stays, no longer from Zotero
+    assert kept["status"] == "ready" and kept["zotero"] is None
+
+
 def test_an_interrupted_sync_resumes_and_still_owns_what_it_added(zot, library, tmp_path):
     z, ids = zot
     seen = []
