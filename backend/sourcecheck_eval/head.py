@@ -50,6 +50,8 @@ def export(predictions: str | Path, out_dir: str | Path) -> list[Path]:
             state=np.stack([unpack_state(u["state"]) for u in units]).astype(np.float16),
             conflict=np.array([bool(u.get("conflict")) for u in units]),
             error_types=np.array(["|".join(u["error_types"]) for u in units]),
+            # the second read's highest P(Yes) (operating.py fits its scale), NaN where the sentence was read once
+            alone=np.array([max(u["alone"]) if u.get("alone") else np.nan for u in units], dtype=np.float32),
         )
         written.append(path)
     return written

@@ -36,43 +36,52 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     def judge() -> Judge:
         return Judge(model, sensitivity=settings["SENSITIVITY"])  # as `sourcecheck serve` judges
 
-    def run(name: str, pipeline: Callable[[Judge], Iterable[tuple[int, str]]], j: Judge) -> None:
+    def run(name: str, pipeline: Callable[[Judge], Iterable[tuple[int, str, bool]]], j: Judge) -> None:
         # Every pipeline starts from the same KV cache, as a served check does after the server's warm-up
         # (Judge.warm_up): the system prompt and the verify prompt's opening.
         model.choose(j.verify_messages("Warm-up.", [], []), ("Yes", "No"))
         counts.reset()
         first: float | None
         verdicts: float | None
+        settled: float | None
         labels: dict[int, str] | list[str]  # by sentence index, then in order
-        start, t0, first, verdicts, labels = cpu_seconds(), now(), None, None, {}
-        for index, label in pipeline(j):  # a sentence may come twice: scored, then with its critique
+        start, t0, first, verdicts, settled, labels = cpu_seconds(), now(), None, None, None, {}
+        rereading: set[int] = set()
+        # a sentence may come twice or three times: scored, read again (when its first read was unsure), and with its
+        # critique; "all verdicts" is every sentence's first, "settled" every sentence's last before the critiques
+        for index, label, again in pipeline(j):
             first = first or now() - t0
             labels[index] = label
+            (rereading.add if again else rereading.discard)(index)
             if verdicts is None and len(labels) == len(ANSWER):
                 verdicts = now() - t0
+            if settled is None and len(labels) == len(ANSWER) and not rereading:
+                settled = now() - t0
         end, wall = cpu_seconds(), now() - t0
         labels = [labels[i] for i in sorted(labels)]
         r[name] = {
             "first_s": first,
             "verdicts_s": verdicts,
+            "settled_s": settled,
             "all_s": wall,
             "labels": labels,
             **{k: (dict(v) if isinstance(v, dict) else v) for k, v in counts.items()},
             "others_cores": others_cores_between(start, end, wall),
         }
         print(
-            f"  {name}: first {first:.1f} s, all verdicts {verdicts:.1f} s, with critiques {wall:.1f} s, "
+            f"  {name}: first {first:.1f} s, all verdicts {verdicts:.1f} s, settled {settled or 0:.1f} s "
+            f"({(settled or 0) / (verdicts or 1):.2f}× all verdicts), with critiques {wall:.1f} s, "
             f"{counts['prompt']} prompt tokens ({counts['reread']} read again), {counts['written']} written, {labels}",
             flush=True,
         )
         for part, n in sorted(counts["parts"].items()):
             print(f"    {part}: {n} tokens, {counts['seconds'][part]:.1f} s of model time", flush=True)
 
-    def ours(options: CheckOptions) -> Callable[[Judge], Iterator[tuple[int, str]]]:
-        def pipeline(j: Judge) -> Iterator[tuple[int, str]]:
+    def ours(options: CheckOptions) -> Callable[[Judge], Iterator[tuple[int, str, bool]]]:
+        def pipeline(j: Judge) -> Iterator[tuple[int, str, bool]]:
             for event in check_text(TEXT, lib, j, options=options):
                 if event["type"] == "verdict":
-                    yield event["index"], event["label"]
+                    yield event["index"], event["label"], event["rereading"]
 
         return pipeline
 
@@ -86,7 +95,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
     run("naive", lambda j: naive(lib, j, settings["TOP_K"]), judge())
 
 
-def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
+def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str, bool]]:
     """Per sentence: its own search, its top-k full chunks, a critique, then the verdict (Factored Verification)."""
     from sourcecheck.cards import CONTRADICTING
     from sourcecheck.check import score_sentence
@@ -111,6 +120,7 @@ def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str]]:
             label
             if label == "supported"
             else ("contradicted" if found["error_type"] in CONTRADICTING else "unsupported"),
+            False,
         )
 
 

@@ -26,6 +26,9 @@ def rows(r: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
             f"{o['verdicts_s']:.1f} s",
             *target("check_all_verdicts_s", o["verdicts_s"]),
         )
+        if o.get("settled_s"):  # the second reads of the unsure ones, after every first verdict (issue 48: ≤ 1.3×)
+            ratio = o["settled_s"] / o["verdicts_s"]
+            row("check: every verdict settled, second reads included (ours)", f"{o['settled_s']:.1f} s ({ratio:.2f}×)")
         row("check: all 10 verdicts and their critiques (ours)", f"{o['all_s']:.1f} s")
         row("check: naive, first / all (critiques included)", f"{n['first_s']:.1f} s / {n['all_s']:.1f} s")
         row(
