@@ -64,7 +64,11 @@ def test_the_wheel_carries_the_evaluation_as_a_package_of_its_own_that_adds_the_
         (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
         commands = z.read(entry_points).decode()
     assert {"sourcecheck_eval/cli.py", "sourcecheck_eval/run.py", "sourcecheck_eval/public/wice.py"} <= names
-    assert {"sourcecheck_eval/bench/__main__.py", "sourcecheck_eval/head.py"} <= names
+    assert {
+        "sourcecheck_eval/bench/__main__.py",
+        "sourcecheck_eval/head.py",
+        "sourcecheck_eval/bench/fave.jsonl.gz",
+    } <= names
     assert not [n for n in names if n.startswith("sourcecheck/eval/")]
     assert "[sourcecheck.commands]\neval = sourcecheck_eval.cli:register" in commands  # found by sourcecheck/cli.py
 
