@@ -224,7 +224,8 @@ def fit_second(
     X = np.column_stack([logit(p), logit(np.where(np.isnan(m), 0.5, m))])
     (a1, a2), b = fit_logistic(X[mine], t[mine], w[mine] / max(w.sum(), 1e-12), L2)
     q2 = sigmoid(X @ np.array([a1, a2]) + b)
-    second = {s: _second_band(q1, q2, t, k, red, bands[s], TARGETS[s][0], SECOND_HIGH[s]) for s in SENSITIVITIES}
+    once = np.isnan(m)  # no second read: its first grade stands
+    second = {s: _second_band(q1, q2, t, k, red, once, bands[s], TARGETS[s][0], SECOND_HIGH[s]) for s in SENSITIVITIES}
     return {"a": [round(a1, 4), round(a2, 4)], "b": round(b, 4), "bands": second, "n": int(mine.sum())}
 
 
@@ -234,6 +235,7 @@ def _second_band(
     t: np.ndarray,
     k: np.ndarray,
     red: np.ndarray,
+    once: np.ndarray,
     band: Sequence[float],
     amber: float,
     high: float,
@@ -241,7 +243,7 @@ def _second_band(
     """The second band [low, high) for one sensitivity: low the highest edge at which no kind has more than `amber`
     of its true sentences amber after both reads (the first read's amber counts); high the sensitivity's point of the
     second scale (SECOND_HIGH), never below low."""
-    inside = (q1 >= band[0]) & (q1 < band[1]) & ~red
+    inside = (q1 >= band[0]) & (q1 < band[1]) & ~red & ~once
     below = (q1 < band[0]) & ~red  # amber from the first read, whatever the second band
     kinds = [n for n in sorted(set(k.tolist())) if ((k == n) & (t == 1)).sum() >= MIN_CLASS]
     if not kinds or not inside.any():

@@ -120,7 +120,11 @@ def _events(
 ) -> Generator[Event, None, None]:
     started = time.monotonic()
     # rereads: the judge reads unsure sentences twice (their verdicts come twice; the time left counts it)
-    about_judge = {"name": judge.model.name, "calibrated": judge.calibrated, "rereads": judge.rereads_any}
+    about_judge = {
+        "name": judge.model.name,
+        "calibrated": judge.calibrated,
+        "rereads": judge.rereads_any and not options.decompose,
+    }
     yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences], "judge": about_judge}
     checkable = [s for s in sentences if s.checkable]
     filenames = {d["id"]: d["filename"] for d in ready}
@@ -284,6 +288,8 @@ def reread_sentence(judge: Judge, first: Score, band: Sequence[float], also: Seq
     graded by its band; the conflict rules found nothing the first time (a red sentence is not read again), but a
     supported one may still show two documents that disagree."""
     alone = judge.alone(first.claim, first.evidence)
+    if not alone:  # no evidence to read alone: the first read's verdict stands (its scale is not the second's)
+        return first
     p = judge.combine(first.p_raw, alone)
     conflict, disagreement = find_conflicts(first.claim, first.evidence, also)
     states = [states_claim(first.claim, e) for e in first.evidence]

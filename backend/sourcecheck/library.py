@@ -120,8 +120,8 @@ class Library:
                 if not self._records.has_pdf(doc_id):  # added by another backend: the viewer here can now open it
                     self._records.write_pdf(doc_id, data)
                 if by_user and (existing.get("zotero") or {}).get("added"):
-                    self._records.update(doc_id, zotero={**existing["zotero"], "added": False})
-                    existing = self._records.docs[doc_id]
+                    if self._records.update(doc_id, zotero={**existing["zotero"], "added": False}):
+                        existing = self._records.docs[doc_id]  # else deleted by another backend meanwhile
                 return dict(existing), False
             first = self._adding.get(sha)
             if first is None:

@@ -177,21 +177,21 @@ class FolderRecords(Records):
         return docs
 
     def _save(self, doc_id: str) -> None:
-        """One line: the record as it is now, or its removal; the whole file once the log is as long as the
-        library."""
-        if self._logged >= max(COMPACT_AFTER, len(self.docs)) or not (self.path / "documents.json").exists():
-            tmp = self.path / "documents.json.tmp"
-            tmp.write_text(json.dumps(list(self.docs.values()), indent=1))
-            os.replace(tmp, self.path / "documents.json")  # atomic: a crash never leaves half a file
-            # a crash here replays the old log onto the new file: the same records again, nothing lost
-            (self.path / "documents.log").write_text("")
-            self._logged, self._torn = 0, False
-            return
+        """One line: the record as it is now, or its removal; then, once the log is as long as the library, the
+        whole file written anew and the log emptied."""
         line = json.dumps({"id": doc_id, "record": self.docs.get(doc_id)}, ensure_ascii=False)
         with open(self.path / "documents.log", "a", encoding="utf-8") as log:
             log.write("\n" * self._torn + line + "\n")
         self._torn = False
         self._logged += 1
+        if self._logged >= max(COMPACT_AFTER, len(self.docs)) or not (self.path / "documents.json").exists():
+            tmp = self.path / "documents.json.tmp"
+            tmp.write_text(json.dumps(list(self.docs.values()), indent=1))
+            os.replace(tmp, self.path / "documents.json")  # atomic: a crash never leaves half a file
+            # a crash here replays the log onto the new file: every change is in both, the log's last line for a
+            # document is its record in the file, so the replay gives the same records
+            (self.path / "documents.log").write_text("")
+            self._logged = 0
 
     def write_pdf(self, doc_id: str, data: bytes) -> None:
         self._file(doc_id).write_bytes(data)

@@ -210,6 +210,9 @@ def _register(
         else:
             report.unchanged += 1
     added = bool(doc["zotero"] and doc["zotero"].get("added"))
+    current = _document(library, doc["id"])  # the user may have uploaded the same PDF since: then it is theirs
+    if added and current and current["zotero"] and current["zotero"].get("added") is False:
+        added = False
     metadata = {
         "title": a.title or a.path.stem,
         "authors": list(a.authors),

@@ -40,6 +40,8 @@ def answers_of(run: str | Path) -> list[dict[str, Any]]:
     evidence as the run read it (`read`: most relevant first, as every evidence list is)."""
     run = Path(run)
     report = json.loads((run / "results.json").read_text())
+    # a run from before evidence lists were most relevant first kept them the other way round
+    turned = report.get("evidence_order") != "most relevant first"
     out = []
     for name, ds in report["datasets"].items():
         if name.endswith(HELD_OUT) or kind_of(name) not in LICENCES:
@@ -63,7 +65,11 @@ def answers_of(run: str | Path) -> list[dict[str, Any]]:
                 if not reason and len(parts) == 1 and verdicts[parts[0]].get("read") is not None:
                     found[parts[0]] = int(x.get("y", gold(x)))
             sentences = [
-                {"claim": strip_citations(texts[i]), "y": found[i], "evidence": verdicts[i]["read"]}
+                {
+                    "claim": strip_citations(texts[i]),
+                    "y": found[i],
+                    "evidence": verdicts[i]["read"][::-1] if turned else verdicts[i]["read"],
+                }
                 for i in sorted(found)
             ]
             if sentences:

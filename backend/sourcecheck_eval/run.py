@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # annotations only: the library and the models are imported w
 FINGERPRINT_FILES = (
     "check.py",
     "judge.py",
+    "explaining.py",
+    "calibration.json",  # which sentences are read a second time (its bands and second scale)
     "prompting.py",
     "cards.py",
     "conflict.py",
@@ -307,6 +309,8 @@ def evaluate(
     report: dict[str, Any] = {
         "fingerprint": key,
         "rescored": bool(rescore),
+        # the order of each verdict's `read` evidence: runs before 2026-12-06 kept it most relevant last
+        "evidence_order": "most relevant first",
         "settings": {
             k: settings[k] for k in ("BACKEND", "MODEL", "N_CTX", "N_THREADS", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS")
         },

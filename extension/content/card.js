@@ -124,8 +124,9 @@
     const v = entry.verdict || {};
     card.replaceChildren(head(doc, entry, h.onClose));
     card.dataset.label = entry.label;
-    if (v.critique) card.append(el(doc, "p", "critique", v.critique));
-    else if (v.rereading) card.append(el(doc, "p", "critique pending", "Not sure yet: reading it again against each passage on its own…"));
+    // read again: its first card (the closest passage) is not its last word, so the card says what is under way
+    if (v.rereading) card.append(el(doc, "p", "critique pending", "Not sure yet: reading it again against each passage on its own…"));
+    else if (v.critique) card.append(el(doc, "p", "critique", v.critique));
     else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
     // FacTool's citation check: a cited paper that is not in the library cannot back the sentence.
     const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);

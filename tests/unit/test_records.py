@@ -42,13 +42,26 @@ def test_a_line_torn_by_a_crash_loses_only_that_change(tmp_path):
     assert reopen(tmp_path)["a"]["title"] == "Kept"
 
 
-def test_a_crash_between_writing_the_file_and_emptying_the_log_replays_the_same_changes(tmp_path):
+def test_a_crash_between_writing_the_file_and_emptying_the_log_replays_the_same_changes(tmp_path, monkeypatch):
     r = FolderRecords(tmp_path, threading.RLock())
-    for i in range(300):
+    for i in range(records.COMPACT_AFTER - 1):
         r.put(new_record(f"d{i}", f"{i}.pdf", None))
-    log = (tmp_path / "documents.log").read_text()
-    snapshot = json.loads((tmp_path / "documents.json").read_text())
-    # documents.json holds every record; an old log replayed onto it sets the records it names to what they were
-    (tmp_path / "documents.json").write_text(json.dumps(list(r.docs.values())))
-    (tmp_path / "documents.log").write_text(log)
-    assert reopen(tmp_path) == r.docs and len(snapshot) < 300
+    r.update("d1", title="Changed")
+    # the change that fills the log writes the whole file; the power goes out before the log is emptied
+    real, cuts = records.Path.write_text, []
+
+    def cut(path, text, *args, **kwargs):
+        if path.name == "documents.log":
+            cuts.append(path)
+            raise KeyboardInterrupt("power out")
+        return real(path, text, *args, **kwargs)
+
+    monkeypatch.setattr(records.Path, "write_text", cut)
+    try:
+        r.remove("d2")
+    except KeyboardInterrupt:
+        pass
+    monkeypatch.undo()
+    assert cuts, "the last change wrote the whole file"
+    docs = reopen(tmp_path)  # the old log replayed onto the new file brings back no older state
+    assert "d2" not in docs and docs["d1"]["title"] == "Changed" and len(docs) == records.COMPACT_AFTER - 2

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sourcecheck_eval.bench.check import bench_check
-from sourcecheck_eval.bench.data import WORK, make_pdfs, now
+from sourcecheck_eval.bench.data import ANSWER_QUERY, INDEX, WORK, make_pdfs, now
 from sourcecheck_eval.bench.host import cpu_seconds, fmt, load_average, machine, others_cores, others_cores_between
 from sourcecheck_eval.bench.ingest import bench_ingest
 from sourcecheck_eval.bench.search import bench_search
@@ -70,14 +70,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if set(args.only) - {"parallel", "zotero", "text"}:  # those need neither the PDFs nor the embedding model
         pdfs = make_pdfs()
         emb = MiniLMEmbedding()
-        if "ingest" in args.only or not (WORK / "index" / "documents.json").exists():  # written at the first record
+        if "ingest" in args.only or not (INDEX / "documents.json").exists():  # written at the first record
             lib = section("ingest", r, args.wait_idle, bench_ingest, pdfs, emb, r)
         else:
-            lib = Library(WORK / "index", emb)
+            lib = Library(INDEX, emb)
     if "check" in args.only:
         section("check", r, args.wait_idle, bench_check, lib, r, args.ablation)
     if "server" in args.only:
-        section("server", r, args.wait_idle, bench_server, pdfs[17], r)
+        answer_pdf = next(p for p in pdfs if p.stem == ANSWER_QUERY)
+        section("server", r, args.wait_idle, bench_server, answer_pdf, r)
     if "search" in args.only:
         section("search", r, args.wait_idle, bench_search, emb, r)
     if "parallel" in args.only:

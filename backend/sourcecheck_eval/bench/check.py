@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sourcecheck.config import load_settings
 
-from sourcecheck_eval.bench.data import ANSWER, TEXT, WORK, now
+from sourcecheck_eval.bench.data import ANSWER, INDEX, TEXT, now
 from sourcecheck_eval.bench.host import cpu_seconds, others_cores_between
 
 if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported where they are used
@@ -25,7 +25,7 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
 
     from sourcecheck_eval.judge import lab_judge
 
-    settings = load_settings({"INDEX_DIR": str(WORK / "index")})
+    settings = load_settings({"INDEX_DIR": str(INDEX)})
     lib.search("warm up")  # a running server has its embedding model and BM25 index loaded already
     model = load_model(settings)
     t = now()

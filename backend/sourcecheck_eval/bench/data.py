@@ -9,6 +9,8 @@ from typing import Any
 
 ROOT = Path.cwd()  # scripts/bench runs from the repository root
 WORK = ROOT / "tmp" / "bench"  # git-ignored; the PDFs and the 100k-chunk index are built once and kept
+INDEX = WORK / "index-fave"  # the library of the bench's PDFs (make_pdfs)
+ANSWER_QUERY = "fave-q17"  # the FAVE query whose papers the answer (ANSWER) is about
 # The FAVE paper set (github.com/elicit/fave-dataset, commit 03f3f26, MIT, Copyright 2023 Ought): one line per
 # query, {"id", "query", "sources": ["title\n\nabstract", ...]}, all sources for the first QUERIES queries (the
 # library) and the first for the rest (the search bench's words). Query fave-q3 is left out: it is kept aside for
@@ -70,13 +72,13 @@ def make_pdfs(fave: str | Path = FAVE) -> list[Path]:
     """The library: ~300 pages of real abstracts, two per page, one PDF per FAVE query."""
     import pymupdf
 
-    out = WORK / "pdfs"
+    out = WORK / "pdfs-fave"  # one PDF per query, named by its id (fave-q17.pdf: the answer's papers)
     if (out / "done").exists():
         return sorted(out.glob("*.pdf"))
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     records = fave_records(fave)[:QUERIES]
-    for i, r in enumerate(records):
+    for r in records:
         doc = pymupdf.open()
         for p in range(0, len(r["sources"]), PAPERS_PER_PAGE):
             text = "\n\n".join(r["sources"][p : p + PAPERS_PER_PAGE])
@@ -86,7 +88,7 @@ def make_pdfs(fave: str | Path = FAVE) -> list[Path]:
                     break
                 doc.delete_page(-1)
         doc.set_metadata({"title": r["query"]})
-        doc.save(str(out / f"q{i:03d}.pdf"))
+        doc.save(str(out / f"{r['id']}.pdf"))
         doc.close()
     (out / "done").touch()
     return sorted(out.glob("*.pdf"))

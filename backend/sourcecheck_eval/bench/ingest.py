@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck_eval.bench.data import ROOT, WORK, now
+from sourcecheck_eval.bench.data import INDEX, ROOT, WORK, now
 
 if TYPE_CHECKING:  # annotations only: the library is imported where it is used
     from sourcecheck.chunks import Embed
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # annotations only: the library is imported where it is used
 def bench_ingest(pdfs: Sequence[Path], emb: Embed, r: dict[str, Any]) -> Library:
     from sourcecheck.library import Library
 
-    index = WORK / "index"
+    index = INDEX
     shutil.rmtree(index, ignore_errors=True)
     emb(["warm up"])  # the model is loaded once per server; ingest speed is the steady state
     lib = Library(index, emb)

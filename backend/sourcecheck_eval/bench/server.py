@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sourcecheck_eval.bench.data import ANSWER, FAVE, WORK, fave_records, now
+from sourcecheck_eval.bench.data import ANSWER, ANSWER_QUERY, FAVE, WORK, fave_records, now
 from sourcecheck_eval.bench.host import rss_mb
 
 
@@ -65,7 +65,7 @@ def bench_server(pdf: Path, r: dict[str, Any]) -> None:
         proc.wait(timeout=20)
 
 
-def user_claims(count: int, fave: str | Path = FAVE, query: str = "fave-q17") -> list[str]:
+def user_claims(count: int, fave: str | Path = FAVE, query: str = ANSWER_QUERY) -> list[str]:
     """`count` different sentences from the abstracts of the query whose PDF the server holds, in order: checks
     made of different sentences read different evidence, as different users' checks do."""
     from sourcecheck.sentences import split_sentences
