@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sourcecheck.citations import find_citations, keep_citations, strip_citations
 from sourcecheck.conflict import find_conflicts, states_claim
-from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, TextTooLong
+from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, SourcecheckError, TextTooLong
 from sourcecheck.evidence import Evidence, EvidenceBlock, prompt_order, select_evidence, shortlist
 from sourcecheck.explaining import explain
 from sourcecheck.reading import read_conflict
@@ -154,9 +154,20 @@ def _events(
             yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 
     def score_one(job: Job) -> tuple[Job, Score]:
-        score = score_sentence(
-            judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
-        )
+        try:
+            score = score_sentence(
+                judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
+            )
+        except SourcecheckError as e:
+            if e.code != "prompt_too_long":
+                raise
+            # the shared block outgrew the model's context (its word budget holds ~4,300 tokens of a paper dense in
+            # numbers and symbols): this sentence over its own evidence, and the next ones start a new block
+            block.restart()
+            job = replace(job, shown=judge.show(job.claim, job.evidence, EvidenceBlock()))
+            score = score_sentence(
+                judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
+            )
         return job, score
 
     by_index: dict[int, Event] = {}
@@ -219,7 +230,12 @@ def _events(
         item: tuple[Job, Score],
     ) -> dict[str, Any]:  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
         job, score = item
-        return explain(judge, score, block.shown_for(job.shown))
+        try:
+            return explain(judge, score, block.shown_for(job.shown))
+        except SourcecheckError as e:
+            if e.code != "prompt_too_long":
+                raise
+            return explain(judge, score)  # the critique over the sentence's own evidence (score_one's reason)
 
     with closing(ordered(explain_one, later, workers)) as cards:
         for (job, _), card in zip(later, cards):

@@ -385,6 +385,10 @@ class EvidenceBlock:
             self.items += new
         return list(self.items)
 
+    def restart(self) -> None:
+        """Start a new block with the next sentence (the model's context could not hold this one)."""
+        self.items = []
+
     def shown_for(self, shown: list[Evidence]) -> list[Evidence]:
         """What a later prompt (a critique) about a sentence shows: the block as the last prompt left it when it
         still holds all the sentence's prompt showed (its prefix is cached already), else what was shown."""

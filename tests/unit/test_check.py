@@ -351,3 +351,22 @@ def test_without_a_second_scale_nothing_is_read_again(library):
         (2, "contradicted", True),
     ]
     assert not any(e["rereading"] for e in verdicts)
+
+
+def test_a_sentence_whose_shared_block_outgrows_the_context_is_read_over_its_own_evidence(library):
+    from sourcecheck.errors import ModelError
+
+    model = FakeModel()
+    # the third sentence's prompt (the block of all three) is too long for the model: a paper dense in numbers
+    model.enqueue({"Yes": 0.9, "No": 0.1}, {"Yes": 0.9, "No": 0.1})
+    model.enqueue(
+        ModelError("The prompt has 4308 tokens, more than the model's context of 4096.", code="prompt_too_long")
+    )
+    events = list(check_text(TEXT, library, judge(model)))
+    verdicts = {e["index"]: e for e in events if e["type"] == "verdict"}
+    assert sorted(verdicts) == [1, 2, 3] and events[-1]["type"] == "summary"  # the check goes on
+    chooses = [m[-1]["content"] for kind, m in model.history if kind == "choose"]
+    blocked, alone = chooses[2], chooses[3]  # the refused prompt, then the same sentence over its own evidence
+    claim = blocked[blocked.index("Claim:") :]
+    assert alone.endswith(claim) and len(alone) < len(blocked)
+    assert alone[: alone.index("Claim:")].count("[") < blocked[: blocked.index("Claim:")].count("[")

@@ -1,6 +1,5 @@
 """records.py: a folder library's records, one line per change and the whole file now and then."""
 
-import json
 import threading
 
 from sourcecheck import records
