@@ -64,8 +64,10 @@ class Stub:
     """What the backend says: the grades, whether its judge is calibrated, and a calibration that moves a step
     each time it is read."""
 
-    def __init__(self, grades, calibrated=False, step=60):
+    def __init__(self, grades, calibrated=False, step=60, reread=None):
         self.grades, self.calibrated, self.step = grades, calibrated, step
+        # sentence -> (grade, P) its second read gives, sent once second_read is set
+        self.reread, self.second_read = reread or {}, threading.Event()
         self.calibration = {
             "state": "idle",
             "done": 0,
@@ -153,12 +155,22 @@ class _Handler(BaseHTTPRequestHandler):
         events = [
             {"type": "sentences", "sentences": sentences, "judge": {"name": "fake", "calibrated": self.stub.calibrated}}
         ]
-        events += [verdict(s["index"], s["text"], *self.stub.grades[s["text"]]) for s in sentences if s["checkable"]]
-        events.append({"type": "summary", "p_all_supported": 0.01, "calibrated": self.stub.calibrated})
+        checked = [s for s in sentences if s["checkable"]]
+        again = [s for s in checked if s["text"] in self.stub.reread]  # read a second time (issue 48)
+        for s in checked:
+            v = verdict(s["index"], s["text"], *self.stub.grades[s["text"]])
+            events.append({**v, "final": False, "rereading": True} if s in again else v)
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.end_headers()
         for e in events:
+            self.wfile.write((json.dumps(e) + "\n").encode())
+            self.wfile.flush()
+        if again:
+            self.stub.second_read.wait(60)  # the test looks at the page meanwhile
+        tail = [verdict(s["index"], s["text"], *self.stub.reread[s["text"]]) for s in again]
+        tail.append({"type": "summary", "p_all_supported": 0.01, "calibrated": self.stub.calibrated})
+        for e in tail:
             self.wfile.write((json.dumps(e) + "\n").encode())
             self.wfile.flush()
 
@@ -230,6 +242,31 @@ def test_three_grades_side_by_side_and_the_uncertain_card(ext, chat, stub, artif
     assert ui.find("apply", card)[0] is None and ui.find("revised", card)[0] is None
     assert said.count("This judge is not calibrated yet") == 1
     chat.screenshot(path=str(artifacts / "grades-card.png"))
+
+
+def test_a_sentence_read_a_second_time_says_so_on_its_card_and_in_the_toast_then_takes_its_new_grade(ext, chat, stub):
+    text = "The retrieval component uses Contriever to find relevant passages."
+    stub.reread[text] = ("supported", 0.81)
+    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    ext.check_tab(chat)
+    ui = ShadowUI(chat)
+    toast = wait_until(lambda: (t := ui.shown("toast")) and "reading 1 again" in ShadowUI.text(t) and t, what="toast")
+    assert "6 of 6 sentences checked" in ShadowUI.text(toast)
+    chat.evaluate(
+        """(t) => { const r = [...CSS.highlights.get('sourcecheck-uncertain')].find((r) => r.toString().trim() === t);
+        const b = r.getClientRects()[0]; window.__at = [b.left + 20, b.top + b.height / 2]; }""",
+        text,
+    )
+    x, y = chat.evaluate("() => window.__at")
+    chat.mouse.move(x, y)
+    card = wait_until(lambda: ui.shown("card"), what="the card of the sentence read again")
+    said = ShadowUI.text(card)
+    assert "Not sure yet: reading it again against each passage on its own" in said
+    assert UNCERTAIN_CRITIQUE not in said  # the first read's note is not its last word
+    stub.second_read.set()
+    wait_until(lambda: (ext.last_check() or {}).get("status") == "done", what="the check done")
+    marks = chat.evaluate(HIGHLIGHTS_JS)
+    assert text in marks.get("sourcecheck-supported", []) and text not in marks.get("sourcecheck-uncertain", [])
 
 
 def test_the_panel_lists_the_most_doubtful_first_and_counts_the_grades(ext, chat, stub, artifacts):
@@ -327,11 +364,18 @@ def steered(ext, tmp_path):
     logit = lambda p: math.log(p / (1 - p))  # noqa: E731
     middle = 1 / (1 + math.exp(-(logit((low + high) / 2) - b) / a))  # the raw P(Yes) that calibrates to mid-band
     raw = {t: {"supported": 0.97, "uncertain": middle}.get(g, 0.03) for t, (g, _) in GRADES.items()}
+    alone = dict(raw)  # the second read (one excerpt a prompt): an uncertain sentence lands mid its second band
+    if judge.second:
+        (a1, a2), b2 = judge.second["a"], judge.second["b"]
+        low2, high2 = judge.second_bands["balanced"]
+        z = (logit((low2 + high2) / 2) - b2 - a1 * logit(middle)) / a2
+        alone = {t: (1 / (1 + math.exp(-z)) if p == middle else p) for t, p in raw.items()}
     plain = model.choose
 
     def choose(messages, choices, state=False):
         claim = re.search(r"^Claim: (.*)$", messages[-1]["content"], re.MULTILINE)
-        p = raw.get(claim.group(1).strip()) if claim else None
+        one = "[1]" in messages[-1]["content"] and "[2]" not in messages[-1]["content"]
+        p = (alone if one else raw).get(claim.group(1).strip()) if claim else None
         if p is None:
             return plain(messages, choices, state)
         return {choices[0]: p, choices[1]: 1 - p}, choices[0] if p > 0.5 else choices[1], None
@@ -356,7 +400,7 @@ def test_through_the_real_backend_uncertain_sentences_and_an_uncalibrated_judge(
     lc = check(ext, chat)
     labels = {s["text"]: s["label"] for s in lc["sentences"] if s["label"] != "skipped"}
     assert labels == {t: g for t, (g, _) in GRADES.items()}, labels
-    assert lc["judge"] == {"name": "fake", "calibrated": False} and lc["counts"]["uncertain"] == 2
+    assert (lc["judge"]["name"], lc["judge"]["calibrated"]) == ("fake", False) and lc["counts"]["uncertain"] == 2
     marks = chat.evaluate(HIGHLIGHTS_JS)
     assert sorted(marks["sourcecheck-uncertain"]) == of("uncertain")
     ui = ShadowUI(chat)
@@ -407,4 +451,5 @@ def test_through_the_real_backend_calibrate_the_judge_from_the_panel(ext, chat, 
         lambda: "This judge is calibrated" in panel.locator("#calibration-state").inner_text(), what="calibrated"
     )
     wait_until(lambda: "not calibrated" not in panel.locator("#status-model").inner_text(), what="the model's line")
-    assert check(ext, chat)["judge"] == {"name": "fake", "calibrated": True}
+    judged = check(ext, chat)["judge"]
+    assert (judged["name"], judged["calibrated"]) == ("fake", True)
