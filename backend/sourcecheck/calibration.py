@@ -223,6 +223,9 @@ def fit_second(
             w[cell] = 0.5 / max(1, int(cell.sum())) / len(names)
     X = np.column_stack([logit(p), logit(np.where(np.isnan(m), 0.5, m))])
     (a1, a2), b = fit_logistic(X[mine], t[mine], w[mine] / max(w.sum(), 1e-12), L2)
+    if a1 < 0:  # inside the band the first read can rank against the truth; a higher first P never lowers the second
+        (a2,), b = fit_logistic(X[mine][:, 1:], t[mine], w[mine] / max(w.sum(), 1e-12), L2)
+        a1 = 0.0
     q2 = sigmoid(X @ np.array([a1, a2]) + b)
     once = np.isnan(m)  # no second read: its first grade stands
     second = {s: _second_band(q1, q2, t, k, red, once, bands[s], TARGETS[s][0], SECOND_HIGH[s]) for s in SENSITIVITIES}
