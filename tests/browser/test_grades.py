@@ -195,6 +195,18 @@ def check(ext, page):
     return lc
 
 
+def hover_uncertain(chat, ui, text, what):
+    """Point at the sentence's uncertain mark; its card once shown."""
+    chat.evaluate(
+        """(t) => { const r = [...CSS.highlights.get('sourcecheck-uncertain')].find((r) => r.toString().trim() === t);
+        const b = r.getClientRects()[0]; window.__at = [b.left + 20, b.top + b.height / 2]; }""",
+        text,
+    )
+    x, y = chat.evaluate("() => window.__at")
+    chat.mouse.move(x, y)
+    return wait_until(lambda: ui.shown("card"), what=what)
+
+
 def of(label):
     return sorted(t for t, (g, _) in GRADES.items() if g == label)
 
@@ -228,14 +240,7 @@ def test_three_grades_side_by_side_and_the_uncertain_card(ext, chat, stub, artif
     chat.locator("main").screenshot(path=str(artifacts / "grades.png"))  # extension/docs/grades.png
 
     text = "Café owners liked it très much 🚀."
-    chat.evaluate(
-        """(t) => { const r = [...CSS.highlights.get('sourcecheck-uncertain')].find((r) => r.toString().trim() === t);
-        const b = r.getClientRects()[0]; window.__at = [b.left + 20, b.top + b.height / 2]; }""",
-        text,
-    )
-    x, y = chat.evaluate("() => window.__at")
-    chat.mouse.move(x, y)
-    card = wait_until(lambda: ui.shown("card"), what="the uncertain card")
+    card = hover_uncertain(chat, ui, text, "the uncertain card")
     said = ShadowUI.text(card)
     assert "Not sure: check it yourself" in said and "P(supported) 38%" in said
     assert UNCERTAIN_CRITIQUE in said and "fava.pdf · p. 2" in said
@@ -252,14 +257,7 @@ def test_a_sentence_read_a_second_time_says_so_on_its_card_and_in_the_toast_then
     ui = ShadowUI(chat)
     toast = wait_until(lambda: (t := ui.shown("toast")) and "reading 1 again" in ShadowUI.text(t) and t, what="toast")
     assert "6 of 6 sentences checked" in ShadowUI.text(toast)
-    chat.evaluate(
-        """(t) => { const r = [...CSS.highlights.get('sourcecheck-uncertain')].find((r) => r.toString().trim() === t);
-        const b = r.getClientRects()[0]; window.__at = [b.left + 20, b.top + b.height / 2]; }""",
-        text,
-    )
-    x, y = chat.evaluate("() => window.__at")
-    chat.mouse.move(x, y)
-    card = wait_until(lambda: ui.shown("card"), what="the card of the sentence read again")
+    card = hover_uncertain(chat, ui, text, "the card of the sentence read again")
     said = ShadowUI.text(card)
     assert "Not sure yet: reading it again against each passage on its own" in said
     assert UNCERTAIN_CRITIQUE not in said  # the first read's note is not its last word
