@@ -120,11 +120,8 @@ def _events(
 ) -> Generator[Event, None, None]:
     started = time.monotonic()
     # rereads: the judge reads unsure sentences twice (their verdicts come twice; the time left counts it)
-    about_judge = {
-        "name": judge.model.name,
-        "calibrated": judge.calibrated,
-        "rereads": judge.rereads_any and not options.decompose,
-    }
+    twice = judge.rereads_any and not options.decompose  # a decomposed sentence is read once
+    about_judge = {"name": judge.model.name, "calibrated": judge.calibrated, "rereads": twice}
     yield {"type": "sentences", "sentences": [s.to_dict() for s in sentences], "judge": about_judge}
     checkable = [s for s in sentences if s.checkable]
     filenames = {d["id"]: d["filename"] for d in ready}
@@ -153,11 +150,14 @@ def _events(
             shown = judge.show(claim, evidence, block)
             yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 
+    def first_read(job: Job) -> Score:
+        return score_sentence(
+            judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
+        )
+
     def score_one(job: Job) -> tuple[Job, Score]:
         try:
-            score = score_sentence(
-                judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
-            )
+            return job, first_read(job)
         except SourcecheckError as e:
             if e.code != "prompt_too_long":
                 raise
@@ -165,10 +165,7 @@ def _events(
             # numbers and symbols): this sentence over its own evidence, and the next ones start a new block
             block.restart()
             job = replace(job, shown=judge.show(job.claim, job.evidence, EvidenceBlock()))
-            score = score_sentence(
-                judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
-            )
-        return job, score
+            return job, first_read(job)
 
     by_index: dict[int, Event] = {}
     again: list[tuple[Job, Score]] = []  # read a second time: sentences the first read is not sure of
@@ -200,7 +197,7 @@ def _events(
     with closing(ordered(score_one, prepared(), workers)) as scores:
         for job, score in scores:
             # a sentence to read again comes now as the first read left it, and again once read (the same index)
-            reread = judge.rereads(score.p_supported, score.label) and not options.decompose
+            reread = twice and judge.rereads(score.p_supported, score.label)
             by_index[job.index] = verdict_event(job, score, score.label in SETTLED and not reread, reread)
             if reread:
                 again.append((job, score))
