@@ -229,10 +229,9 @@
       // Only when the user is not making a selection of their own.
       const sel = doc.getSelection();
       if (sel && !sel.isCollapsed) return;
-      // In an editor the click put the caret there, so a key typed next would go into the text: the card takes the
-      // focus (and gives it back on Esc), and its keys act in the card only.
-      if (ED.editableHost(entry.range)) keys.open(entry, true);
-      else ui.showCard(entry, entry.range, true);
+      // The card takes the focus (and gives it back on Esc): its keys act only there, so in an editor, where the
+      // click put the caret, a key pressed next goes to the card, not into the text.
+      keys.open(entry, true);
     } else if (ui.cardVisible()) {
       ui.hideCard(true);
     }

@@ -1,26 +1,11 @@
 // The marks with the keyboard, as a grammar checker's: Alt+Shift+N / Alt+Shift+P select the next / previous marked
-// sentence (scrolled into view, drawn as an open card's is) and Enter opens its card with the focus in it. In a card
-// that has the focus (or a pinned one while nothing is being typed): J / K (→ / ←, in a focused card) move it to
-// the next / previous mark, A
-// applies the revision (copies it where the text cannot be edited), C copies it, D is "I know", Esc closes it; the
-// focus goes back where it was. The keys are read in the capture phase, before the page's own shortcuts.
+// sentence (scrolled into view, drawn as an open card's is) and Enter opens its card with the focus in it (a click on
+// a mark does too). Only in a card that has the focus: J / K (→ / ←) move it to the next / previous mark, A applies
+// the revision (copies it where the text cannot be edited), C copies it, D is "I know", Esc closes it; the focus goes
+// back where it was. Anywhere else a letter is the page's (a shortcut, or text typed). The keys are read in the
+// capture phase, before the page's own shortcuts.
 (function (root) {
   "use strict";
-
-  const FIELDS = "input, textarea, select";
-
-  /** Is el (an element, or a text node's parent) where typed letters go: a form field or editable text? */
-  function typingIn(el) {
-    if (el && el.nodeType !== 1) el = el.parentElement;
-    return !!(el && (el.isContentEditable || (el.closest && el.closest(FIELDS))));
-  }
-
-  /** The focused element, followed into open shadow roots (document.activeElement stops at their host). */
-  function deepActive(doc) {
-    let a = doc.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-    return a;
-  }
 
   class Keys {
     /** act: {open(entry, focus), apply(entry) -> bool (applied in place), copy(entry), dismiss(entry)} */
@@ -140,25 +125,21 @@
       const entry = ui.cardVisible() && ui.cardEntry;
       if (!entry || !plain) return;
       const inCard = ui.cardHasFocus();
-      // The key's own target (inside an open shadow root too: composedPath()[0], not the retargeted e.target), or the
-      // focused element, followed into open shadow roots: letters typed there are the person's text, not ours.
-      const origin = e.composedPath ? e.composedPath()[0] : e.target;
-      const typing = typingIn(origin) || typingIn(deepActive(this.doc));
-      if (!inCard && (!ui.pinned || typing)) {
+      if (!inCard) {
         if (e.key === "Escape") ui.hideCard(true);
         return;
       }
       const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
       const actions = {
-        j: () => { const next = this.step(1); if (next) this.open(next, inCard); },
-        k: () => { const prev = this.step(-1); if (prev) this.open(prev, inCard); },
+        j: () => { const next = this.step(1); if (next) this.open(next, true); },
+        k: () => { const prev = this.step(-1); if (prev) this.open(prev, true); },
         a: () => this.apply(entry),
         c: () => this.act.copy(entry),
         d: () => { if (entry.label !== "supported") this.dismiss(entry); },
         Escape: () => this.close(),
       };
-      // ← / → as K / J only in a card that has the focus (elsewhere they are the page's); ↑ / ↓ still scroll a long card.
-      if (inCard && !e.shiftKey) Object.assign(actions, { ArrowRight: actions.j, ArrowLeft: actions.k });
+      // ← / → as K / J (without Shift); ↑ / ↓ still scroll a long card.
+      if (!e.shiftKey) Object.assign(actions, { ArrowRight: actions.j, ArrowLeft: actions.k });
       if (!actions[key]) return;
       stop();
       actions[key]();

@@ -140,7 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/api/v1/calibrate"):
             self._calibration("POST")
             return
-        text = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["text"]
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        text = body["text"]
         found = list(re.finditer(r"\S[^.!?]*[.!?]", text))
         sentences = [
             {
@@ -169,7 +170,11 @@ class _Handler(BaseHTTPRequestHandler):
         if again:
             self.stub.second_read.wait(60)  # the test looks at the page meanwhile
         tail = [verdict(s["index"], s["text"], *self.stub.reread[s["text"]]) for s in again]
-        tail.append({"type": "summary", "p_all_supported": 0.01, "calibrated": self.stub.calibrated})
+        summary = {"type": "summary", "p_all_supported": 0.01, "calibrated": self.stub.calibrated}
+        if body.get("options", {}).get("revise"):  # Revise all: the contradicted figure replaced, the invented kept
+            wrong = [s["index"] for s in checked if self.stub.grades[s["text"]][0] == "unsupported"]
+            summary.update(revised_text=text.replace("13B", "7B"), unrevised=wrong)
+        tail.append(summary)
         for e in tail:
             self.wfile.write((json.dumps(e) + "\n").encode())
             self.wfile.flush()
@@ -289,6 +294,27 @@ def test_the_panel_lists_the_most_doubtful_first_and_counts_the_grades(ext, chat
     )
     assert "P(all" not in md and "## 6. Not sure: check it yourself · P(supported) 38%" in md
     assert history[0]["counts"]["uncertain"] == 2
+
+
+def test_revise_all_says_of_uncertain_sentences_that_they_were_checked_neither_way(ext, chat, stub):
+    """Issue 50: an uncertain sentence is not wrong; Revise all lists it apart from the unsupported one, saying it was
+    not sure either way, not that no revision the PDFs support was found."""
+    check(ext, chat)
+    panel = ext.open_panel()
+    panel.click("#revise-all")
+    panel.wait_for_selector("#revision:not([hidden])", timeout=30000)
+    rows = panel.locator("#revision-diff li.unrevised").evaluate_all(
+        "(lis) => lis.map((li) => [li.querySelector('.text').textContent, li.querySelector('.note').textContent])"
+    )
+    unsure = "left as written: not sure either way, so no revision is offered"
+    assert sorted(rows) == sorted(
+        [[t, unsure] for t in of("uncertain")]
+        + [[t, "left as written: no revision your PDFs support"] for t in of("unsupported")]
+    )
+    assert panel.locator("#revision-diff ins").all_inner_texts() == ["7B"]
+    assert panel.locator("#revise-msg").inner_text() == (
+        "1 sentence revised, 3 left as written; the rest as you wrote it."
+    )
 
 
 def test_calibrate_the_judge_from_the_side_panel(ext, stub, artifacts):

@@ -73,6 +73,10 @@ def checked_draft(ext, site):
     return page, errors, ShadowUI(page)
 
 
+def focused(page):
+    return page.evaluate("() => document.activeElement.tagName")
+
+
 def card_text(ui):
     card = ui.shown("card")
     return ShadowUI.text(card) if card is not None else None
@@ -251,3 +255,30 @@ def test_a_click_on_a_mark_in_an_editor_gives_the_card_the_keys_and_nothing_is_t
     )
     wait_until(lambda: card_text(ui) is None, what="the card of the edited sentence closed")
     assert errors == []
+
+
+def test_a_cards_keys_act_only_while_it_has_the_focus(ext, chat):
+    """Issue 50: a click on a mark gives its card the focus, and D there is "I know"; once the focus has left the card
+    (it stays pinned), D is the page's again: the mark stays."""
+    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    ext.check_tab(chat)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    chat.evaluate("() => getSelection().removeAllRanges()")
+    ui = ShadowUI(chat)
+    unsupported = marks(chat)["unsupported"]
+    point = chat.evaluate(
+        "() => { const b = [...CSS.highlights.get('sourcecheck-unsupported')][0].getClientRects()[0];"
+        " return [b.left + 20, (b.top + b.bottom) / 2]; }"
+    )
+    chat.mouse.click(*point)
+    wait_until(lambda: card_text(ui), what="the card")
+    wait_until(lambda: focused(chat) == "SOURCECHECK-UI", what="the card has the focus")
+    chat.evaluate("() => document.activeElement.blur()")  # the focus leaves; the card stays pinned
+    chat.keyboard.press("d")
+    chat.wait_for_timeout(300)
+    assert card_text(ui) is not None, "the pinned card stays open"
+    assert marks(chat)["unsupported"] == unsupported, "D without the focus in the card did not dismiss the mark"
+    chat.mouse.click(*point)
+    wait_until(lambda: focused(chat) == "SOURCECHECK-UI", what="the card has the focus again")
+    chat.keyboard.press("d")
+    wait_until(lambda: marks(chat).get("unsupported", []) != unsupported, what="D in the focused card: I know")

@@ -18,19 +18,23 @@ from sourcecheck_eval.bench.data import ROOT, WORK, now
 ITEMS, COLLECTIONS, DEPTH = 5000, 200, 10
 
 
-def build(data: Any) -> None:
-    """The Zotero data directory: ITEMS articles, each with a stored one-page PDF, each in one or two of COLLECTIONS
-    collections (chains of DEPTH)."""
+def build(data: Any, items: int = ITEMS, collections: int = COLLECTIONS) -> None:
+    """The Zotero data directory: items articles, each with a stored one-page PDF of its own, each in one or two of
+    collections collections (chains of DEPTH)."""
     sys.path.insert(0, str(ROOT / "tests"))  # the test suite's builder: one place that writes Zotero's format
     from zotero_library import ZoteroLibrary
 
     z = ZoteroLibrary(data)
     rng = random.Random(47)
     cols: list[int] = []
-    for i in range(COLLECTIONS):
-        cols.append(z.collection(f"Topic {i}", cols[i - 1] if i % DEPTH else None))
     with z.connect() as conn:  # one transaction: 5,000 items written one connection at a time take minutes
-        for i in range(ITEMS):
+        for i in range(collections):
+            cur = conn.execute(
+                "INSERT INTO collections (collectionName, parentCollectionID, libraryID, key) VALUES (?, ?, 1, ?)",
+                (f"Topic {i}", cols[i - 1] if i % DEPTH else None, next(z._keys)),
+            )
+            cols.append(int(cur.lastrowid or 0))
+        for i in range(items):
             item, _ = z._item(conn, "journalArticle", [("title", f"Paper {i}"), ("date", f"{1990 + i % 35}-01-01")])
             for c in rng.sample(cols, rng.choice((1, 2))):
                 conn.execute("INSERT INTO collectionItems (collectionID, itemID) VALUES (?, ?)", (c, item))
