@@ -19,7 +19,7 @@ def settings(tmp_path):
 
 @pytest.fixture
 def app(settings):
-    from sourcecheck.app import create_app
+    from sourcecheck.serve.app import create_app
 
     return create_app(settings)
 

@@ -45,8 +45,8 @@ TEXT = (
 
 def bridge_and_fava(fava_pdf, bridge_pdf, embed=None):
     """An in-memory library with the two test PDFs ingested (embed: its embedding function, HashEmbedding())."""
-    from sourcecheck.embeddings import HashEmbedding
     from sourcecheck.library import Library
+    from sourcecheck.library.embeddings import HashEmbedding
 
     lib = Library(None, embed or HashEmbedding())
     for path in (fava_pdf, bridge_pdf):

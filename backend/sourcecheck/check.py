@@ -25,20 +25,20 @@ from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sourcecheck.citations import find_citations, keep_citations, strip_citations
 from sourcecheck.conflict import find_conflicts, states_claim
+from sourcecheck.conflict.reading import read_conflict
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, SourcecheckError, TextTooLong
 from sourcecheck.evidence import Evidence, EvidenceBlock, prompt_order, select_evidence, shortlist
-from sourcecheck.explaining import explain
-from sourcecheck.reading import read_conflict
-from sourcecheck.sentences import Sentence, split_sentences
-from sourcecheck.verdict import Score, decide
-from sourcecheck.zotero_view import with_links
+from sourcecheck.judging.explaining import explain
+from sourcecheck.judging.verdict import Score, decide
+from sourcecheck.text.citations import find_citations, keep_citations, strip_citations
+from sourcecheck.text.sentences import Sentence, split_sentences
+from sourcecheck.zotero.view import with_links
 
 if TYPE_CHECKING:  # annotations only: the pipeline is handed its library and judge
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
     from sourcecheck.library import Library
-    from sourcecheck.search import Hit
+    from sourcecheck.library.search import Hit
 
 SETTLED = ("supported", "uncertain")  # labels whose card needs no critique: no model words, no revision
 T = TypeVar("T")

@@ -115,10 +115,10 @@ def serve(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     import logging
     import signal
 
-    from sourcecheck.app import create_app
-    from sourcecheck.security import new_pairing_code
-    from sourcecheck.server import build_server
-    from sourcecheck.services import get_services
+    from sourcecheck.serve.app import create_app
+    from sourcecheck.serve.security import new_pairing_code
+    from sourcecheck.serve.server import build_server
+    from sourcecheck.serve.services import get_services
 
     if args.port:
         settings["PORT"] = args.port
@@ -130,7 +130,7 @@ def serve(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))  # request log: the panel polls every 5 s
     logging.getLogger("sourcecheck").addHandler(handler)
     logging.getLogger("sourcecheck").setLevel(logging.INFO)
-    # idle connections time out fast, refused ones close, waitress's own errors are JSON: see sourcecheck/server.py
+    # idle connections time out fast, refused ones close, waitress's own errors are JSON: see serve/server.py
     server = build_server(app, settings["HOST"], settings["PORT"], SERVER_THREADS)
     print(f"Serving on http://{settings['HOST']}:{settings['PORT']}", flush=True)
 
@@ -152,10 +152,10 @@ def serve(args: argparse.Namespace, settings: dict[str, Any]) -> None:
 def ingest(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from tqdm import tqdm
 
-    from sourcecheck.services import Services
+    from sourcecheck.serve.services import Services
 
     if args.zotero is not None:
-        from sourcecheck.zotero_cli import ingest_zotero
+        from sourcecheck.zotero.cli import ingest_zotero
 
         return ingest_zotero(args.zotero or None, settings, replace=args.replace)
     if not args.files:
@@ -212,8 +212,8 @@ def pdf_files(names: Iterable[str]) -> list[Path]:
 
 def check(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from sourcecheck.check import LONE_SURROGATE, CheckOptions, check_text, collect
-    from sourcecheck.services import Services
-    from sourcecheck.zotero_view import limit_to_collection
+    from sourcecheck.serve.services import Services
+    from sourcecheck.zotero.view import limit_to_collection
 
     # bytes that are not UTF-8 (a pipe, a terminal in another encoding) read as U+FFFD: Python would keep them as
     # lone surrogates, which a strict UTF-8 terminal cannot print
@@ -276,7 +276,7 @@ def print_table(result: Mapping[str, Any]) -> None:
 
 
 def documents(args: argparse.Namespace, settings: dict[str, Any]) -> int:
-    from sourcecheck.services import Services
+    from sourcecheck.serve.services import Services
 
     svc = Services(settings)
     library = svc.library()
@@ -296,7 +296,7 @@ def documents(args: argparse.Namespace, settings: dict[str, Any]) -> int:
 
 
 def pair(args: argparse.Namespace, settings: dict[str, Any]) -> None:
-    from sourcecheck.security import new_pairing_code
+    from sourcecheck.serve.security import new_pairing_code
 
     print(f"Pairing code: {new_pairing_code(settings)}  (valid for 10 minutes, once)")
 
@@ -322,7 +322,7 @@ def models(args: argparse.Namespace, settings: dict[str, Any]) -> int | None:
                 catalog.install(entry, settings["MODELS_DIR"])
         return 0
     picked = catalog.find(settings["MODEL"], entries)
-    from sourcecheck.services import Services
+    from sourcecheck.serve.services import Services
 
     try:
         calibrated = Services(settings).calibration()[1]
@@ -366,10 +366,10 @@ def _state(entry: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
 
 
 def calibrate(args: argparse.Namespace, settings: dict[str, Any]) -> int:
-    from sourcecheck import calibration
-    from sourcecheck.calibrate import Progress
-    from sourcecheck.calibrate import calibrate as run
-    from sourcecheck.services import Services
+    from sourcecheck.judging import calibration
+    from sourcecheck.judging.calibrate import Progress
+    from sourcecheck.judging.calibrate import calibrate as run
+    from sourcecheck.serve.services import Services
 
     svc = Services(settings)
     judge = svc.judge()

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from sourcecheck.numerals import numbers, read_numbers
-from sourcecheck.sentences import split_sentences
-from sourcecheck.words import STOPWORDS, content_words
+from sourcecheck.text.numerals import numbers, read_numbers
+from sourcecheck.text.sentences import split_sentences
+from sourcecheck.text.words import STOPWORDS, content_words
 
 if TYPE_CHECKING:  # annotations only: evidence is made from the hits search returns
-    from sourcecheck.chunks import Embed
-    from sourcecheck.search import Hit
+    from sourcecheck.library.chunks import Embed
+    from sourcecheck.library.search import Hit
 
 Similarity = Mapping[str, float]  # {sentence: cosine with the claim} (SentenceVectors.similarity)
 
@@ -336,7 +336,7 @@ def _evidence(
             lo, hi, grew = lo2, hi2, True  # both sides fit: the right one is kept this round (as shipped)
         if not grew:
             break
-    # a title or a heading stays on a line of its own (conflict.py's split)
+    # a title or a heading stays on a line of its own (conflict/__init__.py's split)
     opens_line = split_passage(hit.text).opens_line
     passage = "".join(("\n" if i in opens_line else " ") * (i > lo) + sentences[i] for i in range(lo, hi))
     passage = passage if len(passage.split()) <= PASSAGE_WORDS else quote  # one sentence longer than a passage

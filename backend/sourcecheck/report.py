@@ -4,7 +4,7 @@ extension/lib/report.js writes the same report from the same result (tests/unit/
 from collections.abc import Mapping
 from typing import Any
 
-from sourcecheck.cards import in_quotes
+from sourcecheck.judging.cards import in_quotes
 
 LABELS = {
     "contradicted": "Contradicted by your sources",

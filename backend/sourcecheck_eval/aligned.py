@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from sourcecheck.evidence import Evidence, rarity, split_passage
-from sourcecheck.numerals import numbers
-from sourcecheck.words import content_words
+from sourcecheck.text.numerals import numbers
+from sourcecheck.text.words import content_words
 
 ALIGNED_WORDS = 90  # most words of source sentences an aligned prompt shows
 # A sentence that opens by pointing back ("It", "These models", "Such a test") needs the one before it.

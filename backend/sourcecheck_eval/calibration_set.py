@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sourcecheck.citations import strip_citations
+from sourcecheck.text.citations import strip_citations
 
 from sourcecheck_eval.align import align
 from sourcecheck_eval.operating import HELD_OUT, kind_of

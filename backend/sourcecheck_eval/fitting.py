@@ -2,7 +2,7 @@
 
 The score model, a small logistic one (the consistency + factuality paper's weighted combination of signals):
 P(supported) from the judge's logit P(Yes) and, if SCORE_FEATURES names them, the evidence signals
-(judge.features). Also measured, not fitted: how well the conflict finder (conflict.py), which decides
+(judge.features). Also measured, not fitted: how well the conflict finder (conflict/__init__.py), which decides
 contradicted vs unsupported, tells the benchmarks' typed errors apart.
 
 Every data set weighs the same. Sets labelled per text (SummEdits, FaithBench, HaluEval) teach the score
@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibration import calibrated, sigmoid
-from sourcecheck.calibration import fit_logistic as logistic
+from sourcecheck.judging.calibration import calibrated, sigmoid
+from sourcecheck.judging.calibration import fit_logistic as logistic
 
 from sourcecheck_eval import metrics
 from sourcecheck_eval.align import items, score_view

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sourcecheck.calibration import logit, sigmoid
+from sourcecheck.judging.calibration import logit, sigmoid
 
 from sourcecheck_eval import metrics
 from sourcecheck_eval.records import unpack_state
@@ -192,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in export(args.predictions, args.out_dir):
             print(path)
         return 0
-    from sourcecheck.calibration import load as load_calibration
+    from sourcecheck.judging.calibration import load as load_calibration
 
     everything = load(args.features)
     data = {n: d for n, d in everything.items() if n not in args.hold_out}

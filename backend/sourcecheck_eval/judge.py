@@ -20,22 +20,22 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck.calibration import logit
 from sourcecheck.conflict import Conflict
+from sourcecheck.conflict.reading import ALIGNED, MAX_SWAPS, Swap, swap
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence, prompt_order
-from sourcecheck.judge import Asking, Judge, yes_probability
-from sourcecheck.numerals import numbers
-from sourcecheck.reading import ALIGNED, MAX_SWAPS, Swap, swap
-from sourcecheck.words import STOPWORDS, content_words, names
+from sourcecheck.judging.calibration import logit
+from sourcecheck.judging.judge import Asking, Judge, yes_probability
+from sourcecheck.text.numerals import numbers
+from sourcecheck.text.words import STOPWORDS, content_words, names
 
 from sourcecheck_eval.aligned import aligned
 
 if TYPE_CHECKING:
     from sourcecheck.conflict import EvidenceItem
     from sourcecheck.evidence import EvidenceBlock
+    from sourcecheck.judging.verdict import Score
     from sourcecheck.llm.base import Model
-    from sourcecheck.verdict import Score
 
 PROMPT_EVIDENCE = ("shared", "passages", "aligned", "each")
 READING = ("numbers", "names", "off")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibration import fit, fit_second, grade, logit, platt, prompt_id, sigmoid, valid
+from sourcecheck.judging.calibration import fit, fit_second, grade, logit, platt, prompt_id, sigmoid, valid
 
 from sourcecheck_eval import metrics
 

@@ -109,8 +109,8 @@ def stub_pdf(folder: str | Path) -> Path:
 
 def stub_library(folder: str | Path) -> Library:
     """A library of stub_pdf() (hash embeddings: no model)."""
-    from sourcecheck.embeddings import HashEmbedding
     from sourcecheck.library import Library
+    from sourcecheck.library.embeddings import HashEmbedding
 
     path = stub_pdf(folder)
     library = Library(None, HashEmbedding())
@@ -122,7 +122,7 @@ def stub_library(folder: str | Path) -> Library:
 def run_check(library: Library, url: str, concurrent: int) -> list[dict[str, Any]]:
     """The events of one check of TEXT judged by the server at url, with `concurrent` calls at once."""
     from sourcecheck.check import check_text
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
     from sourcecheck.llm.openai_compat import OpenAIModel
 
     judge = Judge(OpenAIModel(url, "stub", timeout=30, concurrent=concurrent), calibration={"a": 1.0, "b": 0.0})

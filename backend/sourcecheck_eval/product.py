@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pymupdf
-from sourcecheck.sentences import sentence_texts
-from sourcecheck.words import content_words
+from sourcecheck.text.sentences import sentence_texts
+from sourcecheck.text.words import content_words
 
 from sourcecheck_eval.papers import pdf_path
 
@@ -151,7 +151,7 @@ def cards(units: Sequence[Mapping[str, Any]]) -> dict[str, int] | None:
     """What the cards of flagged sentences say (a run with critiques): the critique written from a found conflict,
     by the model, or the plain fallback when the model's misstated the sources; the revisions shown; and, for
     errors whose label gives both values, how many revisions carry the source's value and drop the sentence's."""
-    from sourcecheck.cards import NOT_FOUND
+    from sourcecheck.judging.cards import NOT_FOUND
 
     flagged = [u for u in units if u.get("card") and u["card"]["label"] in ("unsupported", "contradicted")]
     if not flagged:
@@ -188,7 +188,7 @@ def ablation(
 ) -> dict[str, dict[str, Any]]:
     """The user numbers of one set under each step: the old verdicts (calibrated P(Yes) at 0.5, red when ≥ 60 %
     of the sentence's words are in its evidence), red for a found conflict, then the tuned threshold."""
-    from sourcecheck.calibration import calibrated
+    from sourcecheck.judging.calibration import calibrated
 
     plain = [{**u, "p": calibrated(u["p_raw"], calibration)} for u in units]
     before = [{**u, "conflict": u.get("features", {}).get("overlap", 0) >= 0.6} for u in plain]
@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import json
     from pathlib import Path
 
-    from sourcecheck.calibration import calibrated, load
+    from sourcecheck.judging.calibration import calibrated, load
 
     from sourcecheck_eval.metrics import fmt
 

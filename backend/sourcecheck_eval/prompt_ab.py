@@ -26,14 +26,14 @@ from string import Template
 from typing import Any
 
 import numpy as np
-from sourcecheck.calibrate import answers, scores
 from sourcecheck.config import load_settings
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence, EvidenceBlock
-from sourcecheck.judge import Asking, Judge
+from sourcecheck.judging.calibrate import answers, scores
+from sourcecheck.judging.judge import Asking, Judge
+from sourcecheck.judging.prompting import fence, prompt, sources_text
 from sourcecheck.llm import load_model
 from sourcecheck.llm.base import Model
-from sourcecheck.prompting import fence, prompt, sources_text
 
 from sourcecheck_eval.metrics import auroc
 

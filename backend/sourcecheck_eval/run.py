@@ -34,10 +34,10 @@ from sourcecheck_eval.report import write_outputs
 
 if TYPE_CHECKING:  # annotations only: the library and the models are imported where they are used
     from sourcecheck.check import Event
-    from sourcecheck.chunks import Embed
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
+    from sourcecheck.judging.verdict import Score
+    from sourcecheck.library.chunks import Embed
     from sourcecheck.llm.base import Model
-    from sourcecheck.verdict import Score
 
 # Source files whose changes can change a raw score: part of the cache key (sourcecheck's, then EVAL_FILES).
 FINGERPRINT_FILES = (
@@ -47,13 +47,13 @@ FINGERPRINT_FILES = (
     "calibration.json",  # which sentences are read a second time (its bands and second scale)
     "prompting.py",
     "cards.py",
-    "conflict.py",
+    "conflict/__init__.py",
     "quantities.py",
     "phrases.py",
     "reading.py",
     "verdict.py",
     "evidence.py",
-    "library.py",
+    "library/__init__.py",
     "records.py",
     "chunks.py",
     "search.py",
@@ -65,7 +65,7 @@ FINGERPRINT_FILES = (
     "numerals.py",
     "words.py",
     "embeddings.py",
-    "pdf.py",
+    "pdf/__init__.py",
     "llm/base.py",
     "llm/fake.py",
     "llm/llama_cpp.py",
@@ -285,7 +285,7 @@ def evaluate(
     fit: fit a calibration on these records (fitting.fit_calibration, written as calibration.fitted.json)
     and report how it does on each set when fitted on the others.
     """
-    from sourcecheck.embeddings import make_embedding_function
+    from sourcecheck.library.embeddings import make_embedding_function
     from sourcecheck.llm import load_model
 
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sourcecheck.words import content_words
+from sourcecheck.text.words import content_words
 
 WORK = Path("tmp") / "settling"
 KEPT_ASIDE = ("sandwich", "lmtest", "lme4", "zoo", "survival")  # held-out packages: measured, never tuned on
@@ -36,10 +36,10 @@ def retrieve(record: Mapping[str, Any]) -> dict[str, Any]:
     """What a check of the record retrieves for each of its sentences: {"claims": {index: claim}, "hits":
     {index: [Hit]}, "filenames": {document_id: filename}, "sentences": {index: text}}."""
     from sourcecheck.check import _match_citations, _retrieve
-    from sourcecheck.citations import strip_citations
-    from sourcecheck.embeddings import MiniLMEmbedding
     from sourcecheck.library import Library
-    from sourcecheck.sentences import split_sentences
+    from sourcecheck.library.embeddings import MiniLMEmbedding
+    from sourcecheck.text.citations import strip_citations
+    from sourcecheck.text.sentences import split_sentences
 
     from sourcecheck_eval.product import papers
 
@@ -138,8 +138,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("sets", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, help="write the rows as JSON lines")
     args = parser.parse_args(argv)
-    from sourcecheck.embeddings import MiniLMEmbedding
     from sourcecheck.evidence import SentenceVectors
+    from sourcecheck.library.embeddings import MiniLMEmbedding
 
     vectors = SentenceVectors(MiniLMEmbedding(), limit=200_000)
     everything = []

@@ -8,7 +8,7 @@
 
   const percent = (p) => (p > 0 && p < 0.01 ? "<1%" : p > 0.99 && p < 1 ? ">99%" : Math.round(p * 100) + "%");
   const oneLine = (t) => String(t).split(/\s+/).filter(Boolean).join(" ");
-  // A quote that is itself in quotation marks is not quoted twice (backend/sourcecheck/cards.py quoted()).
+  // A quote that is itself in quotation marks is not quoted twice (backend/sourcecheck/judging/cards.py quoted()).
   const QUOTES = "\"'“”‘’«»„";
   const unquote = (t) => (t.length > 1 && QUOTES.includes(t[0]) && QUOTES.includes(t[t.length - 1]) ? t.slice(1, -1).trim() : t);
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 from browser_helpers import wait_until
-from sourcecheck.sentences import split_sentences
+from sourcecheck.text.sentences import split_sentences
 
 pytestmark = pytest.mark.browser
 

@@ -2,7 +2,7 @@
 
 import pytest
 from browser_helpers import HIGHLIGHTS_JS, ShadowUI, mark_center, select_answer, slow_backend, wait_done, wait_until
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 
 pytestmark = pytest.mark.browser

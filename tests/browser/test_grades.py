@@ -367,8 +367,8 @@ def steered(ext, tmp_path):
     """The real backend with the fake judge, in this process so that its P(Yes) can be steered per sentence (GRADES:
     uncertain ones into the middle of the judge's band); its own folders (a calibration written here stays here).
     The fake judge is not the one the shipped calibration was fitted for: it is uncalibrated."""
-    from sourcecheck.app import create_app
-    from sourcecheck.services import get_services
+    from sourcecheck.serve.app import create_app
+    from sourcecheck.serve.services import get_services
     from werkzeug.serving import make_server
 
     port, token = free_port(), secrets.token_hex(16)
@@ -464,7 +464,7 @@ def test_through_the_real_backend_calibrate_the_judge_from_the_panel(ext, chat, 
     panel.wait_for_selector("#calibration:not([hidden])")
     wait_until(lambda: "not calibrated yet" in panel.locator("#calibration-state").inner_text(), what="uncalibrated")
     panel.click("#calibrate")
-    from sourcecheck.calibrate import calibration_size
+    from sourcecheck.judging.calibrate import calibration_size
 
     asked = panel.locator("#calibrate-ask-text")  # the real backend's count of what it will read
     wait_until(lambda: f"reads {calibration_size()} labelled sentences" in asked.inner_text(), what="the question")

@@ -166,7 +166,7 @@ def test_a_scanned_pdf_is_read_and_the_viewer_says_why_it_cannot_highlight(ext, 
     import urllib.parse
 
     from pdfs import BRIDGE_PAGES, make_scan
-    from sourcecheck.layout import tessdata
+    from sourcecheck.pdf.layout import tessdata
 
     if tessdata() is None:
         pytest.skip("Tesseract is not installed (scripts/setup installs it where it can)")

@@ -8,7 +8,7 @@ import urllib.parse
 import pymupdf
 import pytest
 from browser_helpers import wait_until
-from sourcecheck.layout import page_texts
+from sourcecheck.pdf.layout import page_texts
 
 pytestmark = pytest.mark.browser
 

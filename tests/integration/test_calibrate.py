@@ -8,9 +8,9 @@ import time
 
 import httpx
 import pytest
-from sourcecheck.calibrate import calibrate
-from sourcecheck.calibration import for_judge, save, valid
-from sourcecheck.judge import Judge
+from sourcecheck.judging.calibrate import calibrate
+from sourcecheck.judging.calibration import for_judge, save, valid
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.openai_compat import OpenAIModel
 
 from integration.conftest import PYTHON, free_port, paired, sourcecheck_env, start_server, stop, wait_for

@@ -130,9 +130,9 @@ def test_a_stopped_chroma_server_is_index_unreachable_and_a_restart_recovers(chr
 def test_a_document_deleted_by_another_backend_mid_ingest_stays_deleted(chroma, tmp_path, fava_pdf):
     """Alice's backend is embedding a PDF when Bob's deletes it: Alice's writes stop, the record is not written back
     and the chunks she wrote go too."""
-    from sourcecheck.embeddings import HashEmbedding
     from sourcecheck.errors import NotFound
     from sourcecheck.library import Library
+    from sourcecheck.library.embeddings import HashEmbedding
 
     bob = Library(tmp_path / "bob", HashEmbedding(), chroma_url=chroma["url"])
 
@@ -152,8 +152,8 @@ def test_a_document_deleted_by_another_backend_mid_ingest_stays_deleted(chroma, 
 
 
 def test_an_ingest_cut_off_by_the_server_is_tried_again_when_it_is_back(chroma, tmp_path, fava_pdf, monkeypatch):
-    from sourcecheck import services
     from sourcecheck.config import load_settings
+    from sourcecheck.serve import services
 
     monkeypatch.setattr(services, "RETRY_S", 0.5)
     svc = services.Services(

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import httpx
 import pytest
-from sourcecheck.server import CHANNEL_TIMEOUT, CLEANUP_INTERVAL
+from sourcecheck.serve.server import CHANNEL_TIMEOUT, CLEANUP_INTERVAL
 from waitress.adjustments import Adjustments
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
@@ -21,7 +21,9 @@ IDLE = 200
 TEXT = "The Golden Gate Bridge opened to traffic on May 27, 1937. The bridge was painted by robots."
 # waitress looks for idle connections every CLEANUP_INTERVAL, and its loop wakes at least once a second
 CLOSES_WITHIN = CHANNEL_TIMEOUT + CLEANUP_INTERVAL + 1 + 3  # + 3 s of margin for a loaded machine
-PROMPT = 5.0  # s a real client may wait for its answer behind the idle sockets
+# A client locked out behind the idle sockets would wait until the server closes one, CHANNEL_TIMEOUT after it fell
+# silent; one served beside them answers before that, whatever the machine's load.
+PROMPT = CHANNEL_TIMEOUT
 MAX_HEADER = Adjustments.max_request_header_size  # waitress's default, which serve keeps
 
 

@@ -12,9 +12,9 @@ import time
 import httpx
 import pytest
 from pdfs import make_pdf
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
-from sourcecheck.records import FolderRecords
+from sourcecheck.library.embeddings import HashEmbedding
+from sourcecheck.library.records import FolderRecords
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sourcecheck.calibration import load as load_calibration
 from sourcecheck.config import load_settings
+from sourcecheck.judging.calibration import load as load_calibration
 from sourcecheck_eval.records import unpack_state
 from sourcecheck_eval.run import evaluate
 from support import ROOT  # the checkout: the GGUF and the benchmarks next to it

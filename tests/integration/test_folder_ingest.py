@@ -86,8 +86,8 @@ def test_an_interrupted_folder_ingest_resumes_where_it_stopped(index_dir, tmp_pa
     after = dict(library(env))
     assert len(after) == 6 and set(after.values()) == {"ready"}
     # a resumed paper's chunks were written again, not added twice, in Chroma and in the lexical index
-    from sourcecheck.embeddings import HashEmbedding
     from sourcecheck.library import Library
+    from sourcecheck.library.embeddings import HashEmbedding
 
     lib = Library(index_dir, HashEmbedding())
     chunks = {d["id"]: d["chunks"] for d in lib.list()}

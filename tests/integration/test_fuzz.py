@@ -10,8 +10,8 @@ from collections import Counter
 import httpx
 import pytest
 from fuzz_pdfs import base_pdfs, make
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 

@@ -7,7 +7,7 @@ import subprocess
 
 import httpx
 import pytest
-from sourcecheck.security import EXTENSION_ID, new_pairing_code
+from sourcecheck.serve.security import EXTENSION_ID, new_pairing_code
 
 from integration.conftest import PYTHON, free_port, sourcecheck_env, stop, wait_for
 
@@ -116,9 +116,9 @@ def test_this_extension_and_the_ones_the_user_adds_are_answered_with_cors(server
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 def test_the_token_and_the_index_folder_are_the_users_alone(tmp_path):
-    from sourcecheck.embeddings import HashEmbedding
     from sourcecheck.library import Library
-    from sourcecheck.security import load_token
+    from sourcecheck.library.embeddings import HashEmbedding
+    from sourcecheck.serve.security import load_token
 
     index = tmp_path / "index"
     Library(index, HashEmbedding()).close()  # the library creates the folder first when the server starts

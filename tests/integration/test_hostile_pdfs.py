@@ -5,9 +5,9 @@ import pymupdf
 import pytest
 from sourcecheck.check import check_text, collect
 from sourcecheck.config import load_settings
-from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm import load_model
 from sourcecheck_eval.run import scoring_only
 

@@ -5,8 +5,8 @@ import pytest
 from sourcecheck.check import score_sentence
 from sourcecheck.config import load_settings
 from sourcecheck.evidence import Evidence
-from sourcecheck.explaining import explain
-from sourcecheck.judge import Judge
+from sourcecheck.judging.explaining import explain
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm import load_model
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]

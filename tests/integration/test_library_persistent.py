@@ -1,8 +1,8 @@
 """A persistent Chroma library with the real embedding model and real multi-page PDFs, closed and reopened."""
 
 import pytest
-from sourcecheck.embeddings import MiniLMEmbedding
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import MiniLMEmbedding
 
 pytestmark = pytest.mark.integration
 
@@ -53,7 +53,7 @@ def test_semantic_search_finds_paraphrases(tmp_path, fava_pdf, bridge_pdf):
 
 
 def test_lexical_index_is_persisted_and_reconciled_with_chroma(tmp_path, fava_pdf, bridge_pdf):
-    from sourcecheck.embeddings import HashEmbedding  # lexical hits are what is looked at here
+    from sourcecheck.library.embeddings import HashEmbedding  # lexical hits are what is looked at here
 
     path = tmp_path / "index"
     lib = Library(path, HashEmbedding())
@@ -85,7 +85,7 @@ def test_lexical_index_is_persisted_and_reconciled_with_chroma(tmp_path, fava_pd
 
 def test_a_recheck_reuses_the_real_sentence_embeddings_and_shows_the_same_evidence(tmp_path, fava_pdf, bridge_pdf):
     from sourcecheck.check import check_text
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
     from sourcecheck.llm.fake import FakeModel
 
     class Counting(MiniLMEmbedding):

@@ -212,7 +212,7 @@ def test_a_check_interrupted_by_another_resumes_its_context(model, prompts, eval
 def test_the_bench_counts_each_prompt_token_once_in_its_part(model):
     """scripts/bench's TokenCount on the real model: a verify prompt's tokens fall in its parts; a second claim over
     the same excerpts reads only its claim part; the first prompt again re-reads its claim, counted as read again."""
-    from sourcecheck.prompting import messages as verify
+    from sourcecheck.judging.prompting import messages as verify
     from sourcecheck_eval.bench.check import TokenCount
 
     counts = TokenCount(model)
@@ -236,7 +236,7 @@ def test_after_the_warm_up_a_first_check_reads_only_its_excerpts_and_sentence(mo
     """Judge.warm_up (the server runs it at start, with nothing cached) leaves the prompts' opening in the KV cache:
     the first check's first prompt evaluates only the tokens after it; a context a check left is not touched."""
     from sourcecheck.evidence import Evidence
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
 
     judge = Judge(model)
     evidence = [Evidence("d1", "fava.pdf", 2, PAGE, PAGE, 1.0)]

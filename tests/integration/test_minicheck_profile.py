@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 from sourcecheck.evidence import Evidence
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.llama_cpp import LlamaCppModel
 from sourcecheck.llm.openai_compat import OpenAIModel
 

@@ -8,8 +8,8 @@ import time
 import pytest
 from sourcecheck.errors import ModelError
 from sourcecheck.evidence import Evidence
-from sourcecheck.explaining import critique
-from sourcecheck.judge import Judge
+from sourcecheck.judging.explaining import critique
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.openai_compat import OpenAIModel
 
 from integration.conftest import PYTHON, free_port, stop, wait_for

@@ -4,7 +4,7 @@ sentences reach the server several at once, and the stream keeps the documented 
 import json
 
 import pytest
-from sourcecheck.services import get_services
+from sourcecheck.serve.services import get_services
 from sourcecheck_eval.parallel import StubJudge, run_check, stub_library, stub_pdf
 from support import make_client
 
@@ -53,7 +53,7 @@ def test_sentences_reach_the_server_at_once_and_come_back_in_order(stub, tmp_pat
 
 
 def test_the_server_streams_a_check_judged_at_once(stub, settings, tmp_path):
-    from sourcecheck.app import create_app
+    from sourcecheck.serve.app import create_app
 
     app = create_app(
         {**settings, "BACKEND": "openai", "OPENAI_BASE_URL": stub.url, "MODEL": "stub", "JUDGE_CONCURRENCY": 3}

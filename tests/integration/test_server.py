@@ -135,18 +135,19 @@ def test_sigterm_during_a_streaming_check_stops_at_once_and_cleanly(index_dir, f
                 break
             time.sleep(0.1)
         text = "FAVA was trained on 350k instances. FAVA runs on bicycles. FAVA was built in a cave."
-        events, ended = [], None
+        events, ended, at = [], None, 0
         with httpx.stream("POST", f"{api}/check", json={"text": text}, headers=auth, timeout=60) as resp:
             try:
                 for line in resp.iter_lines():
                     events.append(json.loads(line) if line else {})
                     if events[-1].get("type") == "verdict" and not proc.returncode and not ended:
-                        ended = time.monotonic()
+                        ended, at = time.monotonic(), len(events)
                         proc.send_signal(signal.SIGTERM)  # three critiques of 8 s each are still to be written
             except httpx.HTTPError:
                 pass  # the connection closed mid-stream: an end, not a hang
         assert ended and proc.wait(timeout=20) == 0
-        assert time.monotonic() - ended < 16, "the server waited for the check to finish"
+        critiques = [e for e in events[at:] if e.get("type") == "verdict" and e.get("critique")]
+        assert len(critiques) < 3, "the server waited for the check to finish"
         assert "Stopped." in proc.stdout.read()
         assert not any(e.get("type") == "summary" for e in events)
     finally:

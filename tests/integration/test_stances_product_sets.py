@@ -9,12 +9,12 @@ import re
 import pytest
 from sourcecheck.check import check_text
 from sourcecheck.conflict import find_conflict
-from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck.numerals import numbers
-from sourcecheck.words import names
+from sourcecheck.text.numerals import numbers
+from sourcecheck.text.words import names
 from sourcecheck_eval.product import papers
 from sourcecheck_eval.records import load_records
 

@@ -2,8 +2,8 @@ import json
 
 import pytest
 from pdfs import BRIDGE_PAGES, make_pdf
-from sourcecheck.app import create_app
-from sourcecheck.services import get_services
+from sourcecheck.serve.app import create_app
+from sourcecheck.serve.services import get_services
 from support import make_client
 
 EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the manifest key fixes
@@ -72,7 +72,7 @@ def test_web_origins_are_refused_and_extension_origins_get_cors(client):
 
 
 def test_pairing_gives_the_token_once_and_is_rate_limited(settings):
-    from sourcecheck.security import new_pairing_code
+    from sourcecheck.serve.security import new_pairing_code
 
     settings = {**settings, "TOKEN": ""}
     app = create_app(settings)
@@ -90,7 +90,7 @@ def test_pairing_gives_the_token_once_and_is_rate_limited(settings):
 
 
 def test_a_pairing_code_typed_without_its_dash_pairs(settings):
-    from sourcecheck.security import new_pairing_code
+    from sourcecheck.serve.security import new_pairing_code
 
     settings = {**settings, "TOKEN": ""}
     c = make_client(create_app(settings), token=None)
@@ -254,7 +254,7 @@ def test_check_output_matches_the_openapi_schemas(client, app, fava_pdf, bridge_
 
     from jsonschema import Draft202012Validator
 
-    doc = json.loads(resources.files("sourcecheck.api").joinpath("openapi.json").read_text())
+    doc = json.loads(resources.files("sourcecheck.serve.api").joinpath("openapi.json").read_text())
 
     def validator(name):
         return Draft202012Validator({**doc, "$ref": f"#/components/schemas/{name}"})
@@ -276,7 +276,7 @@ def test_the_pinned_extension_id_is_the_one_the_manifest_key_gives():
     import hashlib
     from pathlib import Path
 
-    from sourcecheck.security import EXTENSION_ID
+    from sourcecheck.serve.security import EXTENSION_ID
 
     manifest = json.loads((Path(__file__).parents[2] / "extension" / "manifest.json").read_text())
     digest = hashlib.sha256(base64.b64decode(manifest["key"])).hexdigest()[:32]
@@ -309,7 +309,7 @@ def test_an_upload_past_the_library_size_limit_is_refused_and_nothing_is_stored(
 
 def test_a_stream_whose_client_left_stops_before_the_next_event_is_computed():
     """What waitress's client_disconnected says is read after every event: nothing more is computed once it is True."""
-    from sourcecheck.api.check import stream
+    from sourcecheck.serve.api.check import stream
 
     computed, left = [], []
 
@@ -327,7 +327,7 @@ def test_a_stream_whose_client_left_stops_before_the_next_event_is_computed():
 def test_a_foreign_origin_cannot_lock_the_owner_out_of_pairing(settings):
     """Wrong codes count per origin: a Firefox-style origin (random per install, so not pinned) that guesses until
     it is limited, or one that changes its origin with every guess, leaves the pinned extension able to pair."""
-    from sourcecheck.security import PAIR_ATTEMPTS_UNPINNED, new_pairing_code
+    from sourcecheck.serve.security import PAIR_ATTEMPTS_UNPINNED, new_pairing_code
 
     settings = {**settings, "TOKEN": ""}
     c = make_client(create_app(settings), token=None)
@@ -348,7 +348,7 @@ def test_a_foreign_origin_cannot_lock_the_owner_out_of_pairing(settings):
 def test_a_broken_pairing_file_is_no_code_and_a_fresh_one_works(settings, content):
     from pathlib import Path
 
-    from sourcecheck.security import new_pairing_code
+    from sourcecheck.serve.security import new_pairing_code
 
     settings = {**settings, "TOKEN": ""}
     c = make_client(create_app(settings), token=None)

@@ -6,10 +6,10 @@ import time
 
 import numpy as np
 import pytest
-from sourcecheck import calibration
-from sourcecheck.calibrate import Cancelled, answers, calibrate, calibration_size
-from sourcecheck.calibration import PLAIN_BANDS, SENSITIVITIES, fit, for_judge, grade, save
-from sourcecheck.judge import Judge
+from sourcecheck.judging import calibration
+from sourcecheck.judging.calibrate import Cancelled, answers, calibrate, calibration_size
+from sourcecheck.judging.calibration import PLAIN_BANDS, SENSITIVITIES, fit, for_judge, grade, save
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 
 
@@ -194,8 +194,8 @@ def test_the_shipped_set_is_development_data_of_several_kinds_with_its_licences(
 def test_the_server_calibrates_its_judge_in_the_background_and_then_grades_by_it(settings, tmp_path):
     """POST /calibrate through the app with the fake judge: progress, done, kept under the judge's name, /health and
     the next check's judge say calibrated; DELETE on a finished one changes nothing; a bad limit is refused."""
-    from sourcecheck.app import create_app
-    from sourcecheck.services import get_services
+    from sourcecheck.serve.app import create_app
+    from sourcecheck.serve.services import get_services
     from support import make_client
 
     app = create_app({**settings, "MODELS_DIR": str(tmp_path / "models")})
@@ -229,8 +229,8 @@ def test_the_server_calibrates_its_judge_in_the_background_and_then_grades_by_it
 
 
 def test_before_a_calibration_starts_its_status_says_how_many_sentences_it_reads(settings, tmp_path):
-    from sourcecheck.app import create_app
-    from sourcecheck.calibrate import calibration_size
+    from sourcecheck.judging.calibrate import calibration_size
+    from sourcecheck.serve.app import create_app
     from support import make_client
 
     status = make_client(create_app({**settings, "MODELS_DIR": str(tmp_path / "models")})).get("/api/v1/calibrate")

@@ -2,8 +2,8 @@
 
 from sourcecheck.check import score_sentence
 from sourcecheck.evidence import Evidence
-from sourcecheck.explaining import explain
-from sourcecheck.judge import Judge
+from sourcecheck.judging.explaining import explain
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 
 
@@ -15,7 +15,7 @@ SOURCE = ev("The simulation used 10,000 replications and the HC3 estimator perfo
 
 
 def test_a_critique_that_says_a_flagged_sentence_holds_or_puts_its_opinion_in_the_sources_mouth_is_replaced():
-    from sourcecheck.cards import NOT_FOUND, critique_is_sound
+    from sourcecheck.judging.cards import NOT_FOUND, critique_is_sound
 
     claim = "The HC3 estimator is clearly the most elegant choice for every application."
     for critique in (

@@ -4,11 +4,12 @@ import json
 from importlib import resources
 
 import pytest
-from sourcecheck import cli, explaining
+from sourcecheck import cli
 from sourcecheck.config import load_settings
 from sourcecheck.errors import ConfigError, ModelError
 from sourcecheck.evidence import Evidence
-from sourcecheck.judge import PROFILES, Judge
+from sourcecheck.judging import explaining
+from sourcecheck.judging.judge import PROFILES, Judge
 from sourcecheck.llm import catalog, load_model
 from sourcecheck.llm.download import pull
 from sourcecheck.llm.fake import FakeModel

@@ -36,7 +36,7 @@ def test_a_paper_renders_to_two_pages_and_settling_is_judged_by_file_and_quote()
 
 
 def test_cards_count_where_critiques_come_from_and_whether_revisions_fix_the_value():
-    from sourcecheck.cards import NOT_FOUND
+    from sourcecheck.judging.cards import NOT_FOUND
     from sourcecheck_eval.product import cards
 
     def unit(y, critique, revised, conflict=False, values=(None, None)):

@@ -2,12 +2,12 @@ import math
 
 import pytest
 from sourcecheck.check import CheckOptions, check_text, collect, revise
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, NotFound, TextTooLong
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck.sentences import split_sentences
+from sourcecheck.text.sentences import split_sentences
 from support import TEXT, bridge_and_fava
 
 

@@ -1,7 +1,7 @@
 """citations.py: citation markers found, stripped for the models and put back into a revision."""
 
 import pytest
-from sourcecheck.citations import find_citations, keep_citations, strip_citations
+from sourcecheck.text.citations import find_citations, keep_citations, strip_citations
 
 
 def test_citations():

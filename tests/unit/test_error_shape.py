@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from sourcecheck.app import OPEN_ENDPOINTS
-from sourcecheck.services import get_services
+from sourcecheck.serve.app import OPEN_ENDPOINTS
+from sourcecheck.serve.services import get_services
 from support import make_client
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")

@@ -7,11 +7,11 @@ import pytest
 from sourcecheck import cli
 from sourcecheck.check import CheckOptions, check_text
 from sourcecheck.config import load_settings
-from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck.sentences import split_sentences
+from sourcecheck.text.sentences import split_sentences
 from sourcecheck_eval.align import align, locate
 from sourcecheck_eval.records import select
 from sourcecheck_eval.run import evaluate, fingerprint, scoring_only
@@ -106,7 +106,7 @@ def run(data, settings, out, model=None, **kw):
 def identity_calibration(monkeypatch):
     """The expected numbers below are raw fake scores: keep the shipped calibration.json out of them."""
     monkeypatch.setattr(
-        "sourcecheck.judge.for_judge",
+        "sourcecheck.judging.judge.for_judge",
         lambda judge, folder, profile="verify": ({"a": 1.0, "b": 0.0, "stance": STANCE}, True),
     )
 

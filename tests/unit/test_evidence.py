@@ -16,7 +16,7 @@ from sourcecheck.evidence import (
     shortlist,
     split_passage,
 )
-from sourcecheck.search import Hit
+from sourcecheck.library.search import Hit
 
 
 def ev(passage):
@@ -264,7 +264,7 @@ def test_evidence_scores_are_the_same_in_every_process():
     digit between processes, which could change a quote on an exact tie)."""
     code = """
 from sourcecheck.evidence import select_evidence
-from sourcecheck.search import Hit
+from sourcecheck.library.search import Hit
 claim = ("The mobilization of glacial meltwater increased sediment fluxes across twelve Patagonian fjords during "
          "austral summers, altering benthic foraminifera assemblages and phytoplankton blooms.")
 texts = [

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from sourcecheck.sentences import split_sentences
+from sourcecheck.text.sentences import split_sentences
 from sourcecheck_eval import fitting
 from sourcecheck_eval.fitting import fit_calibration, score_items, stance_items
 

@@ -28,10 +28,10 @@ from pdfs import (
     make_more_hidden_text_pdf,
     make_ocr_layer_scan,
 )
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.pdf import parse_pdf
-from sourcecheck.services import get_services
+from sourcecheck.serve.services import get_services
 
 HIDDEN = [
     HIDDEN_INVISIBLE,
@@ -89,9 +89,9 @@ def test_text_on_a_box_drawn_before_it_or_under_a_highlighter_a_tint_or_a_clear_
 
 @pytest.mark.parametrize("under", [False, True])
 def test_the_invisible_ocr_layer_of_a_scan_is_read_without_tesseract(tmp_path, monkeypatch, under):
-    import sourcecheck.layout
+    import sourcecheck.pdf.layout
 
-    monkeypatch.setattr(sourcecheck.layout, "tessdata", lambda: None)  # no OCR here: the file's own layer is read
+    monkeypatch.setattr(sourcecheck.pdf.layout, "tessdata", lambda: None)  # no OCR here: the file's own layer is read
     parsed = parse_pdf(make_ocr_layer_scan(tmp_path / "ocrd.pdf", BRIDGE_PAGES, under).read_bytes())
     assert parsed.ocr_pages == []
     assert "opened to traffic on May 27, 1937" in flat(parsed.pages[0])
@@ -108,7 +108,7 @@ def test_a_long_ocr_layer_is_read_as_it_is_not_ocrd_again(tmp_path):
 
 def test_older_pymupdf_without_span_alpha_finds_invisible_text_from_the_text_trace(tmp_path):
     import pymupdf
-    from sourcecheck.layout import FLAGS, hidden_spans
+    from sourcecheck.pdf.layout import FLAGS, hidden_spans
 
     def hidden_text(path):
         page = pymupdf.open(path)[0]

@@ -10,12 +10,12 @@ from pathlib import Path
 import sourcecheck
 
 PACKAGE = Path(sourcecheck.__file__).parent
-EDGES = {"app.py", "cli.py", "security.py", "services.py", "__main__.py", "api"}  # may use Flask
+EDGES = {"serve", "cli.py", "__main__.py"}  # may use Flask
 WEB = {"flask", "click", "werkzeug"}
 LLM_MAY_IMPORT = {
     "sourcecheck.errors",
-    "sourcecheck.words",
-    "sourcecheck.numerals",
+    "sourcecheck.text.words",
+    "sourcecheck.text.numerals",
     "sourcecheck.config",
     "sourcecheck.llm",
 }
@@ -80,15 +80,51 @@ def test_llm_imports_only_errors_text_config_and_itself():
 
 
 def test_the_library_s_parts_do_not_import_the_library():
-    # library.py is the facade over records.py, chunks.py and search.py; they (and what they use) stay below it.
-    parts = ("records.py", "chunks.py", "search.py", "store.py", "lexical.py")
+    # library/__init__.py is the facade over its records, chunks and search; they (and what they use) stay below it:
+    # they import their sibling modules, never the facade's own names nor the check.
     trees = modules()
+    facade = {n.name for n in trees["library/__init__.py"].body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    parts = [rel for rel in trees if rel.startswith("library/") and rel != "library/__init__.py"]
+    assert len(parts) >= 8 and "Library" in facade
     bad = [
         f"{rel}:{line} {name}"
         for rel in parts
         for name, line in imports(rel, trees[rel])
-        if within(name, "sourcecheck.library") or within(name, "sourcecheck.check")
+        if name in {f"sourcecheck.library.{n}" for n in facade} or within(name, "sourcecheck.check")
     ]
+    assert bad == []
+
+
+def test_each_stage_imports_only_the_stages_below_it():
+    """The floors of docs/development.md: text at the bottom, then the PDF reading, the library, the conflicts and
+    judging, the check, and serving on top; Zotero beside the library. A stage importing one above it fails."""
+    floor = {
+        "text": 0,
+        "llm": 0,
+        "pdf": 1,
+        "library": 2,
+        "zotero": 3,
+        "conflict": 3,
+        "judging": 4,
+        "evidence": 1,
+        "check": 5,
+        "report": 5,
+        "serve": 6,
+    }
+
+    def stage(name):
+        first = name.split(".")[1] if name.startswith("sourcecheck.") else None
+        return first.removesuffix(".py") if first else None
+
+    bad = []
+    for rel, tree in modules().items():
+        own = rel.split("/")[0].removesuffix(".py")
+        if own not in floor:
+            continue
+        for name, line in imports(rel, tree, top_level_only=True):
+            other = stage(name)
+            if other in floor and other != own and floor[other] > floor[own]:
+                bad.append(f"{rel}:{line} {name}")
     assert bad == []
 
 
@@ -105,7 +141,7 @@ def test_the_product_does_not_import_the_evaluation(tmp_path):
     assert not (PACKAGE / "eval").exists()
     # What `sourcecheck serve` and the CLI's own commands load, checked in a fresh interpreter.
     script = (
-        "import sys; from sourcecheck.app import create_app; from sourcecheck import cli; "
+        "import sys; from sourcecheck.serve.app import create_app; from sourcecheck import cli; "
         "create_app({'INDEX_DIR': sys.argv[1], 'BACKEND': 'fake', 'EMBEDDINGS': 'hash', 'TOKEN': 't'}); "
         "cli.main(['models']); "
         "print(sorted(m for m in sys.modules if m.startswith(('sourcecheck_eval', 'sourcecheck.eval'))))"

@@ -5,7 +5,7 @@ import pytest
 from sourcecheck.check import CheckOptions, check_text, score_sentence
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck_eval.aligned import ALIGNED_WORDS
 from sourcecheck_eval.judge import LabAsking, lab_judge, signal_features

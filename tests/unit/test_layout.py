@@ -6,8 +6,8 @@ import os
 
 import pytest
 from pdfs import PAPER_HEADER, make_pdf, make_two_column_pdf
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.pdf import parse_pdf
 
 pytestmark = pytest.mark.skipif(
@@ -54,7 +54,7 @@ def test_the_reference_list_is_not_evidence_and_passages_keep_their_page(paper):
 
 def test_a_check_against_the_paper_cites_a_body_passage_on_the_right_page_and_names_a_missing_citation(paper):
     from sourcecheck.check import CheckOptions, check_text, collect
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
     from sourcecheck.llm.fake import FakeModel
 
     library = Library(None, HashEmbedding(), chunk_words=40)
@@ -80,9 +80,9 @@ def test_a_check_against_the_paper_cites_a_body_passage_on_the_right_page_and_na
 def test_a_scan_is_read_by_ocr_and_a_check_is_supported_by_its_quote(tmp_path):
     from pdfs import BRIDGE_PAGES, make_scan
     from sourcecheck.check import CheckOptions, check_text, collect
-    from sourcecheck.judge import Judge
-    from sourcecheck.layout import tessdata
+    from sourcecheck.judging.judge import Judge
     from sourcecheck.llm.fake import FakeModel
+    from sourcecheck.pdf.layout import tessdata
 
     if tessdata() is None:
         pytest.skip("Tesseract is not installed (scripts/setup installs it where it can)")
@@ -244,7 +244,7 @@ def test_a_vignette_that_is_a_version_of_its_own_article_has_the_articles_year()
 def test_a_scan_with_a_stamp_of_text_is_still_read_by_ocr(tmp_path):
     import pymupdf
     from pdfs import BRIDGE_PAGES, make_scan
-    from sourcecheck.layout import tessdata
+    from sourcecheck.pdf.layout import tessdata
 
     if tessdata() is None:
         pytest.skip("Tesseract is not installed (scripts/setup installs it where it can)")
@@ -258,7 +258,7 @@ def test_a_scan_with_a_stamp_of_text_is_still_read_by_ocr(tmp_path):
 def test_mathematics_debris_is_left_out_of_the_text(tmp_path):
     """LaTeXML's alternative text of a formula and a contents page's dot leaders (from a real PDF, through
     PyMuPDF), and TeX's private-use glyphs: none of it reaches the judge or a quote."""
-    from sourcecheck.layout import _clean
+    from sourcecheck.pdf.layout import _clean
 
     page = (
         "The edit distance start_POSTSUBSCRIPT italic_e italic_d end_POSTSUBSCRIPT is small.\n"

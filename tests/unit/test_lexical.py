@@ -1,7 +1,7 @@
 import sqlite3
 
 import pytest
-from sourcecheck.lexical import LexicalIndex
+from sourcecheck.library.lexical import LexicalIndex
 
 
 def test_ranks_by_rare_words_and_filters_documents():

@@ -1,10 +1,10 @@
 import pytest
 from pdfs import BRIDGE_PAGES, make_pdf, make_scanned_pdf
-from sourcecheck.chunking import chunk_page
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import NotFound, PDFError
 from sourcecheck.library import Library
-from sourcecheck.sentences import sentence_texts
+from sourcecheck.library.chunking import chunk_page
+from sourcecheck.library.embeddings import HashEmbedding
+from sourcecheck.text.sentences import sentence_texts
 
 
 @pytest.fixture

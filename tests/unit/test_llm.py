@@ -87,7 +87,7 @@ def test_which_backends_can_read_a_state():
 
 
 def test_a_warm_up_reads_the_verify_prompts_opening_ahead_where_the_backend_keeps_it():
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
 
     class Keeping(FakeModel):  # stands in for llama.cpp, whose read_ahead the real-GGUF test covers
         def read_ahead(self, messages):

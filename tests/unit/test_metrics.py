@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from sourcecheck.calibration import fit_logistic, logit, platt
+from sourcecheck.judging.calibration import fit_logistic, logit, platt
 from sourcecheck_eval import metrics
 
 

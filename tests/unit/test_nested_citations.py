@@ -2,8 +2,8 @@
 new marker, and its numbers are never values to check. (Their speed: tests/unit/test_text_speed.py.)"""
 
 import pytest
-from sourcecheck.citations import citation_spans, strip_citations
-from sourcecheck.numerals import numbers
+from sourcecheck.text.citations import citation_spans, strip_citations
+from sourcecheck.text.numerals import numbers
 
 
 @pytest.mark.parametrize(

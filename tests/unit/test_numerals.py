@@ -1,7 +1,7 @@
 """numerals.py: the one number reader (conflicts, evidence ranking, signals and the fake model read through it)."""
 
 import pytest
-from sourcecheck.numerals import numbers, read_numbers
+from sourcecheck.text.numerals import numbers, read_numbers
 
 
 def test_numbers_are_normalised():

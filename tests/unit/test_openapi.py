@@ -6,17 +6,17 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from sourcecheck import app as app_module
+from sourcecheck.serve import app as app_module
 from support import make_client
 
-PACKAGE = Path(app_module.__file__).parent
+PACKAGE = Path(app_module.__file__).parents[1]  # sourcecheck/, above serve/
 # parts the server never runs (download.py is `sourcecheck models pull`): their codes are not the API's
 TOOLING = {"eval", "download.py"}
 AUTO_METHODS = {"HEAD", "OPTIONS"}  # Flask answers these for every route
 
 
 def openapi():
-    return json.loads(resources.files("sourcecheck.api").joinpath("openapi.json").read_text())
+    return json.loads(resources.files("sourcecheck.serve.api").joinpath("openapi.json").read_text())
 
 
 def app_routes(app):
@@ -65,7 +65,7 @@ def produced_codes():
                 )
     # The framework's errors (404 route, 405, 413, ...) get their codes in app.py's HTTPException handler, and
     # waitress's own (a malformed request, headers too large) in server.py.
-    from sourcecheck import server
+    from sourcecheck.serve import server
 
     return (
         codes

@@ -59,7 +59,7 @@ def test_the_shipped_calibration_is_reproduced_from_the_committed_features():
     chatpdfs half, which the fit leaves out): the shipped scale and bands come from them."""
     from pathlib import Path
 
-    from sourcecheck.calibration import load as shipped
+    from sourcecheck.judging.calibration import load as shipped
 
     data = load([], sorted(Path(__file__).parents[1].joinpath("data", "features").glob("*.npz")))
     fit = fitted(data)

@@ -17,7 +17,7 @@ DATA_FILES = {
     "sourcecheck/prompts/critique.txt",
     "sourcecheck/calibration.json",
     "sourcecheck/llm/catalog.json",
-    "sourcecheck/api/openapi.json",
+    "sourcecheck/serve/api/openapi.json",
 }
 
 

@@ -4,10 +4,10 @@ import threading
 
 import pytest
 from sourcecheck.check import check_text
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import ModelError
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
 
 # 8 sentences: supported, contradicted (a conflict: no model critique) and 3 unsupported (model critiques)

@@ -10,8 +10,8 @@ import pytest
 from fuzz_pdfs import flate_bomb, text_bomb
 from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.errors import PDFError
-from sourcecheck.parser import IsolatedParser
 from sourcecheck.pdf import parse_pdf
+from sourcecheck.pdf.parser import IsolatedParser
 
 
 @pytest.fixture

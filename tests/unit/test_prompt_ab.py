@@ -6,7 +6,7 @@ import json
 import pytest
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence, EvidenceBlock
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck_eval.prompt_ab import Variant, compare, fingerprint, main, reused, taking_turns
 

@@ -1,6 +1,6 @@
 """quantities.py: the numbers of a text with their kind, unit and scale, as the conflict rules read them."""
 
-from sourcecheck.quantities import find_numbers
+from sourcecheck.conflict.quantities import find_numbers
 
 
 def test_numbers_have_kinds_units_and_scales():

@@ -7,8 +7,8 @@ import sys
 import pytest
 from fuzz_pdfs import form_bomb
 from pdfs import make_pdf
-from sourcecheck.app import create_app
-from sourcecheck.services import get_services
+from sourcecheck.serve.app import create_app
+from sourcecheck.serve.services import get_services
 from support import make_client
 
 

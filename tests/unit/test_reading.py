@@ -1,11 +1,11 @@
 """Contradictions found by reading (reading.py): a flagged sentence's value swapped for its source's, verified."""
 
 from sourcecheck.check import score_sentence
+from sourcecheck.conflict.reading import find_by_reading, swaps
 from sourcecheck.evidence import Evidence
-from sourcecheck.explaining import explain
-from sourcecheck.judge import Judge
+from sourcecheck.judging.explaining import explain
+from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck.reading import find_by_reading, swaps
 
 
 def ev(text, page=3):

@@ -2,8 +2,8 @@
 
 import threading
 
-from sourcecheck import records
-from sourcecheck.records import FolderRecords, new_record
+from sourcecheck.library import records
+from sourcecheck.library.records import FolderRecords, new_record
 
 
 def reopen(path):

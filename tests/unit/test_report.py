@@ -117,7 +117,7 @@ def test_a_cancelled_check_says_which_sentences_were_not_checked():
 
 
 def test_a_quote_in_quotation_marks_is_quoted_once_and_a_critique_ends_with_one_stop():
-    from sourcecheck.cards import closed, in_quotes
+    from sourcecheck.judging.cards import closed, in_quotes
 
     assert (
         in_quotes("“Diagnostic Checking in Regression Relationships”")

@@ -1,7 +1,7 @@
 """sentences.py: where sentences end, in scripts and page texts the English rules do not cover."""
 
 import pytest
-from sourcecheck.sentences import is_claim, split_sentences
+from sourcecheck.text.sentences import is_claim, split_sentences
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 import threading
 
-from sourcecheck.app import create_app
 from sourcecheck.config import load_settings
-from sourcecheck.services import Services, get_services
+from sourcecheck.serve.app import create_app
+from sourcecheck.serve.services import Services, get_services
 from support import make_client
 
 

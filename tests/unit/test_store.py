@@ -1,10 +1,9 @@
 import httpx
 import pytest
 from chromadb.errors import InternalError, InvalidArgumentError
-from sourcecheck import store
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import ConfigError, IndexUnreachable
-from sourcecheck.library import Library
+from sourcecheck.library import Library, store
+from sourcecheck.library.embeddings import HashEmbedding
 
 
 def test_a_server_address_names_one_lexical_file_and_odd_addresses_are_refused():

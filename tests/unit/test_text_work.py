@@ -4,11 +4,11 @@ into exact sentences and checked to its first verdict; what they give is tested 
 import pytest
 from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
 from sourcecheck.check import check_text
-from sourcecheck.embeddings import HashEmbedding
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck.sentences import split_sentences
+from sourcecheck.text.sentences import split_sentences
 from sourcecheck_eval.bench.text import CASES, N, plain
 
 

@@ -1,9 +1,9 @@
 """verdict.decide: the one place a label and the stances are decided; cards.stated_card: a card stated from data."""
 
 import pytest
-from sourcecheck.cards import stated_card
 from sourcecheck.conflict import Conflict, Disagreement
-from sourcecheck.verdict import decide
+from sourcecheck.judging.cards import stated_card
+from sourcecheck.judging.verdict import decide
 
 CONFLICT = Conflict("number", "35,074", "34,000", 0, "FAVA uses 34,000 instances.")
 DISAGREEMENT = Disagreement("35,074", "34,000", 0, "FAVA uses 34,000 instances.", 2, "It has 35,074 instances.")

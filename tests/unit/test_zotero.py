@@ -10,16 +10,17 @@ from contextlib import closing
 
 import pytest
 from pdfs import FAVA_PAGES, make_pdf
-from sourcecheck import zotero, zotero_sync
+from sourcecheck import zotero
 from sourcecheck.check import check_text, collect
-from sourcecheck.embeddings import HashEmbedding
 from sourcecheck.errors import EmptyLibrary, NotFound, SourcecheckError
-from sourcecheck.judge import Judge
+from sourcecheck.judging.judge import Judge
 from sourcecheck.library import Library
+from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
-from sourcecheck.services import get_services
-from sourcecheck.zotero_sync import load_state, sync
-from sourcecheck.zotero_view import collection_documents, limit_to_collection
+from sourcecheck.serve.services import get_services
+from sourcecheck.zotero import sync as zotero_sync
+from sourcecheck.zotero.sync import load_state, sync
+from sourcecheck.zotero.view import collection_documents, limit_to_collection
 from zotero_library import FAVA_TITLE, standard_library
 
 CITING = "Mishra et al. (2024) fine-tuned the editor model from Llama2-Chat 7B."

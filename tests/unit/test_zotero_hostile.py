@@ -9,13 +9,15 @@ from contextlib import closing
 
 import pytest
 from pdfs import FAVA_PAGES, make_pdf
-from sourcecheck import files, records, zotero, zotero_sync
-from sourcecheck.embeddings import HashEmbedding
+from sourcecheck import zotero
 from sourcecheck.errors import SourcecheckError
-from sourcecheck.library import Library
-from sourcecheck.services import get_services
-from sourcecheck.zotero_sync import load_state, sync
-from sourcecheck.zotero_view import collection_documents, status, tree
+from sourcecheck.library import Library, records
+from sourcecheck.library.embeddings import HashEmbedding
+from sourcecheck.pdf import files
+from sourcecheck.serve.services import get_services
+from sourcecheck.zotero import sync as zotero_sync
+from sourcecheck.zotero.sync import load_state, sync
+from sourcecheck.zotero.view import collection_documents, status, tree
 from zotero_library import FAVA_TITLE, ZoteroLibrary, standard_library
 
 
@@ -274,7 +276,7 @@ def test_a_sync_of_another_library_is_refused_until_confirmed(zot, client, app, 
 
 
 def test_pairing_before_any_server_makes_the_folder_private(tmp_path):
-    from sourcecheck.security import new_pairing_code
+    from sourcecheck.serve.security import new_pairing_code
 
     new_pairing_code({"INDEX_DIR": str(tmp_path / "fresh")})  # `sourcecheck pair` first
     assert (tmp_path / "fresh").stat().st_mode & 0o777 == 0o700

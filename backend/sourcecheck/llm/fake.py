@@ -11,8 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from sourcecheck.llm.base import Model
-from sourcecheck.numerals import numbers
-from sourcecheck.words import content_words
+from sourcecheck.text.numerals import numbers
+from sourcecheck.text.words import content_words
 
 HISTORY = 2000  # calls kept in FakeModel.history (a test's check makes tens)
 

@@ -61,8 +61,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from sourcecheck.embeddings import MiniLMEmbedding
     from sourcecheck.library import Library
+    from sourcecheck.library.embeddings import MiniLMEmbedding
 
     r: dict[str, Any] = {"machine": machine(), "load_before": load_average()}
     WORK.mkdir(parents=True, exist_ok=True)  # each part writes results.json there

@@ -14,13 +14,13 @@ from sourcecheck_eval.bench.host import cpu_seconds, others_cores_between
 
 if TYPE_CHECKING:  # annotations only: the pipeline and the model are imported where they are used
     from sourcecheck.check import CheckOptions
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
     from sourcecheck.library import Library
 
 
 def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None:
     from sourcecheck.check import CheckOptions, check_text
-    from sourcecheck.judge import Judge
+    from sourcecheck.judging.judge import Judge
     from sourcecheck.llm import load_model
 
     from sourcecheck_eval.judge import lab_judge
@@ -97,12 +97,12 @@ def bench_check(lib: Library, r: dict[str, Any], ablation: bool = False) -> None
 
 def naive(lib: Library, judge: Judge, k: int) -> Iterator[tuple[int, str, bool]]:
     """Per sentence: its own search, its top-k full chunks, a critique, then the verdict (Factored Verification)."""
-    from sourcecheck.cards import CONTRADICTING
     from sourcecheck.check import score_sentence
-    from sourcecheck.citations import strip_citations
     from sourcecheck.evidence import Evidence, prompt_order
-    from sourcecheck.explaining import critique
-    from sourcecheck.sentences import split_sentences
+    from sourcecheck.judging.cards import CONTRADICTING
+    from sourcecheck.judging.explaining import critique
+    from sourcecheck.text.citations import strip_citations
+    from sourcecheck.text.sentences import split_sentences
 
     names = {d["id"]: d["filename"] for d in lib.list()}
     for s in split_sentences(TEXT):

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from sourcecheck_eval.bench.data import INDEX, ROOT, WORK, now
 
 if TYPE_CHECKING:  # annotations only: the library is imported where it is used
-    from sourcecheck.chunks import Embed
     from sourcecheck.library import Library
+    from sourcecheck.library.chunks import Embed
 
 
 def bench_ingest(pdfs: Sequence[Path], emb: Embed, r: dict[str, Any]) -> Library:
@@ -50,7 +50,7 @@ def ingest_folder(pdfs: Sequence[Path], emb: Embed) -> dict[str, float]:
     """What `sourcecheck ingest DIR` does (the PDF reader in its own process, the next PDF read while this one is
     embedded) against the same files one by one with the same reader; a fresh library each."""
     from sourcecheck.library import Library
-    from sourcecheck.parser import IsolatedParser
+    from sourcecheck.pdf.parser import IsolatedParser
 
     out: dict[str, float] = {}
     for name in ("one_by_one", "read_ahead"):
@@ -80,8 +80,8 @@ def ingest_zotero(pdfs: Sequence[Path], emb: Embed) -> dict[str, float]:
 
     from sourcecheck import zotero
     from sourcecheck.library import Library
-    from sourcecheck.parser import IsolatedParser
-    from sourcecheck.zotero_sync import sync
+    from sourcecheck.pdf.parser import IsolatedParser
+    from sourcecheck.zotero.sync import sync
 
     sys.path.insert(0, str(ROOT / "tests"))  # the test suite's builder: one place that writes Zotero's format
     from zotero_library import ZoteroLibrary

@@ -16,8 +16,8 @@ import numpy as np
 from sourcecheck_eval.bench.data import ANSWER, SEARCH_CHUNKS, WORK, fave_records, now
 
 if TYPE_CHECKING:  # annotations only: the library is imported where it is used
-    from sourcecheck.chunks import Embed
     from sourcecheck.library import Library
+    from sourcecheck.library.chunks import Embed
 
 BATCH, DOCUMENT_CHUNKS = 5000, 40  # chunks written per call; chunks of one synthetic document
 
@@ -58,7 +58,7 @@ def build(lib: Library, path: Path) -> None:
     """SEARCH_CHUNKS chunks written straight into the library's index: random unit vectors, texts drawn from the
     abstracts' words, DOCUMENT_CHUNKS to a document; each document recorded as ready text, without a PDF (read
     when the library is opened again)."""
-    from sourcecheck.records import FolderRecords, new_record
+    from sourcecheck.library.records import FolderRecords, new_record
 
     records = FolderRecords(path, lib.chunks.lock)
     rng = np.random.default_rng(0)
@@ -91,7 +91,7 @@ def cold_search(path: Path) -> dict[str, float]:
     warm-up, not the library's); the OS file cache is as the build left it."""
     code = f"""if True:
         import json, time
-        from sourcecheck.embeddings import MiniLMEmbedding
+        from sourcecheck.library.embeddings import MiniLMEmbedding
         from sourcecheck.library import Library
         emb = MiniLMEmbedding(); emb(["warm"])
         t = time.perf_counter(); lib = Library({str(path)!r}, emb); opened = time.perf_counter() - t

@@ -68,7 +68,7 @@ def bench_server(pdf: Path, r: dict[str, Any]) -> None:
 def user_claims(count: int, fave: str | Path = FAVE, query: str = ANSWER_QUERY) -> list[str]:
     """`count` different sentences from the abstracts of the query whose PDF the server holds, in order: checks
     made of different sentences read different evidence, as different users' checks do."""
-    from sourcecheck.sentences import split_sentences
+    from sourcecheck.text.sentences import split_sentences
 
     sources = next(r for r in fave_records(fave) if r["id"] == query)["sources"]
     claims = [s.text for src in sources for s in split_sentences(src) if s.checkable and 40 < len(s.text) < 250]

@@ -104,12 +104,12 @@ def bench_text(r: dict[str, Any]) -> None:
     sys.path.insert(0, str(ROOT / "tests"))  # the suite's PDFs (tests/pdfs.py)
     from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
     from sourcecheck.check import check_text
-    from sourcecheck.embeddings import HashEmbedding
-    from sourcecheck.judge import Judge
+    from sourcecheck.conflict.quantities import find_numbers
+    from sourcecheck.judging.judge import Judge
     from sourcecheck.library import Library
+    from sourcecheck.library.embeddings import HashEmbedding
     from sourcecheck.llm.fake import FakeModel
-    from sourcecheck.quantities import find_numbers
-    from sourcecheck.sentences import split_sentences
+    from sourcecheck.text.sentences import split_sentences
 
     lib = Library(None, HashEmbedding())
     with tempfile.TemporaryDirectory() as tmp:

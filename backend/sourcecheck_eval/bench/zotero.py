@@ -52,9 +52,9 @@ def build(data: Any, items: int = ITEMS, collections: int = COLLECTIONS) -> None
 
 def bench_zotero(r: dict[str, Any]) -> None:
     from sourcecheck import zotero
-    from sourcecheck.app import create_app
-    from sourcecheck.services import get_services
-    from sourcecheck.zotero_sync import sync
+    from sourcecheck.serve.app import create_app
+    from sourcecheck.serve.services import get_services
+    from sourcecheck.zotero.sync import sync
 
     data, index, done = WORK / "zotero-large", WORK / "index-zotero-large", WORK / "zotero-large-done"
     if not done.exists():

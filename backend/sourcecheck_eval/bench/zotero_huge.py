@@ -19,7 +19,8 @@ import httpx
 from sourcecheck_eval.bench.data import WORK, now
 from sourcecheck_eval.bench.zotero import build
 
-ITEMS, COLLECTIONS, WINDOW_S = 100_000, 5_000, 300
+ITEMS, COLLECTIONS = 100_000, 5_000
+WINDOW_S = int(os.environ.get("ZOTERO_HUGE_WINDOW_S", 300))
 EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the extension's id: pairing answers only it
 
 
@@ -66,14 +67,16 @@ def bench_zotero_huge(r: dict[str, Any]) -> None:
         answer = httpx.post(f"{api}/zotero/sync", json={"data_dir": str(data)}, headers=headers, timeout=600)
         sync_answer_s = now() - t
         assert answer.status_code == 202, answer.text
-        health, status, rss = [], [], [rss_start]
+        health, status, rss, series = [], [], [rss_start], []  # series: (s, RSS MB, documents in the library)
         start = now()
         next_status = start
         while now() - start < WINDOW_S:
             t = now()
-            httpx.get(f"{api}/health", timeout=30)
+            library = httpx.get(f"{api}/health", timeout=30).json().get("library") or {}
             health.append(now() - t)
             rss.append(rss_mb(proc.pid))
+            if len(health) % 20 == 1:
+                series.append((round(now() - start), round(rss[-1]), library.get("documents")))
             if now() >= next_status:
                 t = now()
                 state = httpx.get(f"{api}/zotero", headers=headers, timeout=60).json()["zotero"]
@@ -106,7 +109,8 @@ def bench_zotero_huge(r: dict[str, Any]) -> None:
         "documents_registered": len(docs),
         "documents_ready": ready,
         "sync": state.get("sync"),
-        "stopped_s": stopped_s,  # SIGTERM to exit, the sync part way
+        "stopped_s": stopped_s,
+        "series": series,  # SIGTERM to exit, the sync part way
     }
     print(
         f"  sync request {sync_answer_s:.1f} s; /health max {max(health):.3f} s over {len(health)} asks; "

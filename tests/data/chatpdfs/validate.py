@@ -8,7 +8,7 @@ Checks (any failure -> exit code 1):
     (test.jsonl, held out), task "chat_answer_pdfs",
     meta.fave_id == "fave-q<N>", no fave-q3, ids unique across all files given;
   * sources / meta.papers / meta.query identical to the FAVE record (if the FAVE file is present: $FAVE_DEV, else
-    ../shared/benchmarks/fave/dev.jsonl beside the clone, which CI provides; the FAVE paper set of
+    $SOURCECHECK_BENCHMARKS/fave/dev.jsonl; the FAVE paper set of
     https://github.com/elicit/fave-dataset at commit 03f3f26, one record "fave-q<N>" per query; not fetched by the
     package, and the check is skipped with a note without it);
   * one response label first; its label and error_types agree with the sentence labels;
@@ -34,10 +34,8 @@ TYPES = ("entity", "relation", "contradictory", "invented", "subjective", "unver
 NEEDS_VALUES = ("entity", "relation", "contradictory")
 MAY_BE_UNSOURCED = ("invented", "subjective", "unverifiable")
 HELD_OUT = {"fave-q3"}
-FAVE = os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "shared", "benchmarks", "fave", "dev.jsonl"
-)
-FAVE_CANDIDATES = [os.environ.get("FAVE_DEV", ""), "/work/shared/benchmarks/fave/dev.jsonl", FAVE]
+BENCHMARKS = os.environ.get("SOURCECHECK_BENCHMARKS", "")  # a copy of the benchmarks folder (docs/development.md)
+FAVE_CANDIDATES = [os.environ.get("FAVE_DEV", ""), os.path.join(BENCHMARKS, "fave", "dev.jsonl") if BENCHMARKS else ""]
 
 
 def load_fave(wanted):
@@ -198,7 +196,7 @@ def main(paths):
     fave, fave_path = load_fave(wanted - HELD_OUT)
     if fave is None:
         print(
-            "note: FAVE dev file not found ($FAVE_DEV, or ../shared/benchmarks/fave/dev.jsonl beside the clone);"
+            "note: FAVE dev file not found ($FAVE_DEV, or $SOURCECHECK_BENCHMARKS/fave/dev.jsonl);"
             " sources/meta not compared with it"
         )
     ids = Counter(r.get("id") for _, r in recs)

@@ -1,0 +1,1 @@
+"""Serving: the Flask app, its API blueprints, the waitress server, security and the shared services."""

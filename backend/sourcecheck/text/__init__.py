@@ -1,0 +1,1 @@
+"""Text leaves: sentences, words, numbers and citation markers (imported by every stage, importing none)."""
