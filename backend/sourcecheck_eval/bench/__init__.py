@@ -13,6 +13,7 @@ from typing import Any
 
 from sourcecheck_eval.bench.check import bench_check
 from sourcecheck_eval.bench.data import ANSWER_QUERY, INDEX, WORK, make_pdfs, now
+from sourcecheck_eval.bench.estimate import bench_estimate
 from sourcecheck_eval.bench.host import cpu_seconds, fmt, load_average, machine, others_cores, others_cores_between
 from sourcecheck_eval.bench.ingest import bench_ingest
 from sourcecheck_eval.bench.search import bench_search
@@ -23,7 +24,7 @@ from sourcecheck_eval.bench.zotero import bench_zotero
 from sourcecheck_eval.bench.zotero_huge import bench_zotero_huge
 from sourcecheck_eval.parallel import bench_parallel
 
-PARTS = ["ingest", "check", "server", "search", "parallel", "zotero", "zotero-huge", "text"]
+PARTS = ["ingest", "check", "server", "search", "parallel", "zotero", "zotero-huge", "text", "estimate"]
 
 
 def section(name: str, r: dict[str, Any], wait_idle: bool, fn: Callable[..., Any], *args: Any) -> Any:
@@ -52,7 +53,9 @@ def section(name: str, r: dict[str, Any], wait_idle: bool, fn: Callable[..., Any
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--only", nargs="*", choices=PARTS, default=[p for p in PARTS if p != "zotero-huge"])
+    parser.add_argument(
+        "--only", nargs="*", choices=PARTS, default=[p for p in PARTS if p not in ("zotero-huge", "estimate")]
+    )
     parser.add_argument("--ablation", action="store_true", help="also check without the shared evidence block")
     parser.add_argument(
         "--wait-idle",
@@ -88,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         section("zotero", r, args.wait_idle, bench_zotero, r)
     if "zotero-huge" in args.only:  # not among the defaults' cost: it builds 100,000 PDFs once (~4 min, 0.5 GB)
         section("zotero-huge", r, args.wait_idle, bench_zotero_huge, r)
+    if "estimate" in args.only:  # not among the defaults: it runs another model process beside the check
+        section("estimate", r, args.wait_idle, bench_estimate, r)
     if "text" in args.only:
         section("text", r, args.wait_idle, bench_text, r)
     r["load_after"], r["total_s"] = load_average(), now() - started

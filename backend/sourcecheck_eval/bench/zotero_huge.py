@@ -17,16 +17,12 @@ from typing import Any
 import httpx
 
 from sourcecheck_eval.bench.data import WORK, now
+from sourcecheck_eval.bench.host import rss_mb
 from sourcecheck_eval.bench.zotero import build
 
 ITEMS, COLLECTIONS = 100_000, 5_000
 WINDOW_S = int(os.environ.get("ZOTERO_HUGE_WINDOW_S", 300))
 EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the extension's id: pairing answers only it
-
-
-def rss_mb(pid: int) -> float:
-    text = open(f"/proc/{pid}/status").read()
-    return int(re.search(r"VmRSS:\s+(\d+)", text).group(1)) / 1024  # type: ignore[union-attr]
 
 
 def bench_zotero_huge(r: dict[str, Any]) -> None:
@@ -62,7 +58,7 @@ def bench_zotero_huge(r: dict[str, Any]) -> None:
                 time.sleep(0.2)
         token = httpx.post(f"{api}/pair", json={"code": code}, headers={"Origin": EXT}).json()["token"]
         headers = {"Authorization": f"Bearer {token}", "Origin": EXT}
-        rss_start = rss_mb(proc.pid)
+        rss_start = rss_mb(proc.pid) or 0.0
         t = now()
         answer = httpx.post(f"{api}/zotero/sync", json={"data_dir": str(data)}, headers=headers, timeout=600)
         sync_answer_s = now() - t
@@ -74,7 +70,7 @@ def bench_zotero_huge(r: dict[str, Any]) -> None:
             t = now()
             library = httpx.get(f"{api}/health", timeout=30).json().get("library") or {}
             health.append(now() - t)
-            rss.append(rss_mb(proc.pid))
+            rss.append((rss_mb(proc.pid) or 0.0))
             if len(health) % 20 == 1:
                 series.append((round(now() - start), round(rss[-1]), library.get("documents")))
             if now() >= next_status:

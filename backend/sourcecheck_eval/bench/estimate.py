@@ -1,0 +1,145 @@
+"""scripts/bench --only estimate: the toast's time left (extension/lib/pace.js) against the real time of a check on a
+shared machine (issue 50). The bench's answer is checked, critiques and all, through the real pipeline and model twice:
+on the machine as it is (the pace a user's earlier check kept), then with another model process beside it (llama.cpp
+on the default GGUF, reading fresh prompts without pause, as a second app on a laptop would). Each check's events and
+their times are replayed through pace.js in node, with the toast's clock asking every half second: the first guess
+(the first estimate shown) and the estimate at half the real time, each as a ratio to the time really left then."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sourcecheck_eval.bench.data import INDEX, ROOT, TEXT, now
+from sourcecheck_eval.bench.host import others_cores
+
+PACE = ROOT / "extension" / "lib" / "pace.js"
+TICK_MS = 500
+# Fresh prompts without pause: a new random opening each time, so that the prefix cache spares nothing.
+LOADER = """
+import random, sys
+from sourcecheck.config import load_settings
+from sourcecheck.llm import load_model
+m = load_model(load_settings({}))
+m.prepare()
+print("loaded", flush=True)
+words = open(sys.argv[1]).read().split()
+while True:
+    text = " ".join(random.choices(words, k=300))
+    m.choose([{"role": "user", "content": text + " Is this true? Answer Yes or No."}], ("Yes", "No"))
+"""
+REPLAY = """
+const P = require(process.argv[1]);
+const { kept, rows, tick } = JSON.parse(require("fs").readFileSync(0, "utf8"));
+let p = P.start(kept);
+const out = [];
+const end = rows[rows.length - 1][0];
+let i = 0;
+for (let t = 0; t <= end; t += tick) {
+  while (i < rows.length && rows[i][0] <= t) { p = P.observe(p, rows[i][1], rows[i][0]); i += 1; }
+  out.push([t, P.estimate(p, t), P.basis(p)]);
+}
+while (i < rows.length) { p = P.observe(p, rows[i][1], rows[i][0]); i += 1; }
+process.stdout.write(JSON.stringify({ estimates: out, keep: P.remember(kept, p) }));
+"""
+
+
+def timeline(lib: Any, judge: Any) -> list[tuple[int, dict[str, Any]]]:
+    """[(ms since the request, event)] of one check of the bench's answer, as a served check streams them."""
+    from sourcecheck.check import CheckOptions, check_text
+
+    t0, rows = now(), []
+    for event in check_text(TEXT, lib, judge, options=CheckOptions()):
+        rows.append((round((now() - t0) * 1000), event))
+    return rows
+
+
+def replay(rows: list[tuple[int, dict[str, Any]]], kept: dict[str, Any] | None) -> dict[str, Any]:
+    """The estimates the toast would show, and the pace it would keep, over one check's events."""
+    slim = [
+        (t, {k: e.get(k) for k in ("type", "index", "label", "final", "rereading", "sentences", "judge")})
+        for t, e in rows
+    ]
+    out = subprocess.run(
+        ["node", "-e", REPLAY, str(PACE)],
+        input=json.dumps({"kept": kept, "rows": slim, "tick": TICK_MS}, default=str),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(out.stdout))
+
+
+def errors(rows: list[tuple[int, dict[str, Any]]], shown: dict[str, Any]) -> dict[str, Any]:
+    """The first guess and the estimate at half time, each against the time really left then."""
+    end = rows[-1][0]
+    estimates = [(t, e, b) for t, e, b in shown["estimates"] if e is not None]
+    first_t, first, first_basis = estimates[0]
+    half_t, half, half_basis = min(estimates, key=lambda x: abs(x[0] - end / 2))
+    return {
+        "total_s": end / 1000,
+        "first_guess": {
+            "at_s": first_t / 1000,
+            "said_s": first / 1000,
+            "left_s": (end - first_t) / 1000,
+            "ratio": first / max(1, end - first_t),
+            "basis": first_basis,
+        },
+        "half_way": {
+            "at_s": half_t / 1000,
+            "said_s": half / 1000,
+            "left_s": (end - half_t) / 1000,
+            "ratio": half / max(1, end - half_t),
+            "basis": half_basis,
+        },
+    }
+
+
+def bench_estimate(r: dict[str, Any]) -> None:
+    from sourcecheck.config import load_settings
+    from sourcecheck.judging.judge import Judge
+    from sourcecheck.library import Library
+    from sourcecheck.library.embeddings import MiniLMEmbedding
+    from sourcecheck.llm import load_model
+
+    settings = load_settings({"INDEX_DIR": str(INDEX)})
+    lib = Library(INDEX, MiniLMEmbedding())
+    lib.search("warm up")
+    model = load_model(settings)
+    model.prepare()
+    quiet = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]))  # fresh judges: no verdict cache
+    words = Path(r.get("loader_words") or INDEX / "documents.json")
+    loader = subprocess.Popen([sys.executable, "-c", LOADER, str(words)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert loader.stdout is not None and loader.stdout.readline().strip() == "loaded"
+        time.sleep(5)
+        busy = others_cores(5)
+        loaded = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]))
+        again = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]))
+    finally:
+        loader.kill()
+        loader.wait()
+    first = replay(quiet, None)
+    kept = first["keep"]
+    after_quiet = replay(loaded, kept)  # the hard case: yesterday's quiet pace, today's shared machine
+    after_loaded = replay(again, after_quiet["keep"])  # the next check on the same shared machine
+    r["estimate"] = {
+        "others_cores_loaded": busy,
+        "quiet": errors(quiet, replay(quiet, kept)),
+        "loaded_after_quiet": errors(loaded, after_quiet),
+        "loaded_after_loaded": errors(again, after_loaded),
+        "kept_after_quiet": kept,
+    }
+    for name in ("quiet", "loaded_after_quiet", "loaded_after_loaded"):
+        e = r["estimate"][name]
+        print(
+            f"  {name}: {e['total_s']:.1f} s; first guess {e['first_guess']['said_s']:.0f} s for "
+            f"{e['first_guess']['left_s']:.0f} s ({e['first_guess']['ratio']:.2f}×, {e['first_guess']['basis']}); "
+            f"half way {e['half_way']['said_s']:.0f} s for {e['half_way']['left_s']:.0f} s "
+            f"({e['half_way']['ratio']:.2f}×)",
+            flush=True,
+        )
