@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sourcecheck_eval.bench.data import INDEX, ROOT, TEXT, now
+from sourcecheck_eval.bench.data import INDEX, ROOT, TEXT, WORK, now
 from sourcecheck_eval.bench.host import others_cores
 
 PACE = ROOT / "extension" / "lib" / "pace.js"
@@ -123,6 +123,16 @@ def bench_estimate(r: dict[str, Any]) -> None:
     finally:
         loader.kill()
         loader.wait()
+    keys = ("type", "index", "label", "final", "rereading", "sentences", "judge")
+    (WORK / "estimate-timelines.json").write_text(  # to replay another pace.js over the same checks
+        json.dumps(
+            {
+                name: [(t, {k: e.get(k) for k in keys}) for t, e in rows]
+                for name, rows in (("quiet", quiet), ("loaded", loaded), ("again", again))
+            },
+            default=str,
+        )
+    )
     first = replay(quiet, None)
     kept = first["keep"]
     after_quiet = replay(loaded, kept)  # the hard case: yesterday's quiet pace, today's shared machine
