@@ -110,12 +110,15 @@ class ZoteroLibrary:
             )
         return item_id
 
-    def collection(self, name, parent=None):
-        with self.connect() as conn:
-            cur = conn.execute(
-                "INSERT INTO collections (collectionName, parentCollectionID, libraryID, key) VALUES (?, ?, 1, ?)",
-                (name, parent, next(self._keys)),
-            )
+    def collection(self, name, parent=None, conn=None):
+        """A collection's id; written in conn's transaction when given (thousands at once), else committed now."""
+        if conn is None:
+            with self.connect() as own:
+                return self.collection(name, parent, own)
+        cur = conn.execute(
+            "INSERT INTO collections (collectionName, parentCollectionID, libraryID, key) VALUES (?, ?, 1, ?)",
+            (name, parent, next(self._keys)),
+        )
         return cur.lastrowid
 
     def add_to(self, collection, item):

@@ -157,7 +157,13 @@ def ingest(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     if args.zotero is not None:
         from sourcecheck.zotero.cli import ingest_zotero
 
-        return ingest_zotero(args.zotero or None, settings, replace=args.replace)
+        zotero_services = Services(settings)
+        try:
+            return ingest_zotero(
+                args.zotero or None, settings["INDEX_DIR"], zotero_services.library, replace=args.replace
+            )
+        finally:
+            zotero_services.close()
     if not args.files:
         raise SourcecheckError("Name PDFs or folders to add, or --zotero for a Zotero library.", code="bad_request")
     files, failed = pdf_files(args.files), 0

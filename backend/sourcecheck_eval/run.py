@@ -42,29 +42,29 @@ if TYPE_CHECKING:  # annotations only: the library and the models are imported w
 # Source files whose changes can change a raw score: part of the cache key (sourcecheck's, then EVAL_FILES).
 FINGERPRINT_FILES = (
     "check.py",
-    "judge.py",
-    "explaining.py",
+    "judging/judge.py",
+    "judging/explaining.py",
     "calibration.json",  # which sentences are read a second time (its bands and second scale)
-    "prompting.py",
-    "cards.py",
+    "judging/prompting.py",
+    "judging/cards.py",
     "conflict/__init__.py",
-    "quantities.py",
-    "phrases.py",
-    "reading.py",
-    "verdict.py",
+    "conflict/quantities.py",
+    "conflict/phrases.py",
+    "conflict/reading.py",
+    "judging/verdict.py",
     "evidence.py",
     "library/__init__.py",
-    "records.py",
-    "chunks.py",
-    "search.py",
-    "lexical.py",
-    "layout.py",
-    "chunking.py",
-    "sentences.py",
-    "citations.py",
-    "numerals.py",
-    "words.py",
-    "embeddings.py",
+    "library/records.py",
+    "library/chunks.py",
+    "library/search.py",
+    "library/lexical.py",
+    "pdf/layout.py",
+    "library/chunking.py",
+    "text/sentences.py",
+    "text/citations.py",
+    "text/numerals.py",
+    "text/words.py",
+    "library/embeddings.py",
     "pdf/__init__.py",
     "llm/base.py",
     "llm/fake.py",
@@ -118,9 +118,10 @@ def fingerprint(
         f"prompts/{p.name}" for p in root.joinpath("prompts").iterdir() if p.name.endswith(".txt")
     )
     files = [(name, root.joinpath(name)) for name in names] + [(f"eval/{n}", lab.joinpath(n)) for n in EVAL_FILES]
-    for name, f in files:
-        if f.is_file():
-            h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
+    for name, f in files:  # a file listed but gone (moved, renamed) would drop out of the key unseen
+        if not f.is_file():
+            raise FileNotFoundError(f"run.FINGERPRINT_FILES names {name}, which is not in the package")
+        h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 

@@ -51,9 +51,9 @@
   });
 
   const keys = new root.SC.Keys(doc, marks, ui, {
-    open: (entry, focus) => {
+    open: (entry, focus, scroll) => {
       const r = entry.range.getBoundingClientRect();
-      if (r.top < 0 || r.bottom > root.innerHeight) marks.scrollTo(entry.key);
+      if (scroll && (r.top < 0 || r.bottom > root.innerHeight)) marks.scrollTo(entry.key);
       ui.showCard(entry, entry.range, true, focus);
     },
     apply: applyRevision,
@@ -231,7 +231,7 @@
       if (sel && !sel.isCollapsed) return;
       // The card takes the focus (and gives it back on Esc): its keys act only there, so in an editor, where the
       // click put the caret, a key pressed next goes to the card, not into the text.
-      keys.open(entry, true);
+      keys.open(entry, true, false);
     } else if (ui.cardVisible()) {
       ui.hideCard(true);
     }

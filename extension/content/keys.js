@@ -51,15 +51,16 @@
       this.marks.setActive(entry);
     }
 
-    /** Open entry's card (pinned); with focus, the card takes the focus and remembers where it was. */
-    open(entry, focus) {
+    /** Open entry's card (pinned); with focus, the card takes the focus and remembers where it was; scrolled into
+     * view unless scroll is false (a click: the mark is where the pointer is). */
+    open(entry, focus, scroll = true) {
       this.visit(entry);
       this.selected = null;
       if (focus && !this.ui.cardHasFocus()) {
         const sel = this.doc.getSelection();
         this.back = { el: this.doc.activeElement, range: sel && sel.rangeCount ? sel.getRangeAt(0).cloneRange() : null };
       }
-      this.act.open(entry, focus);
+      this.act.open(entry, focus, scroll);
     }
 
     /** Close the card and give the focus back to where it was before the card took it. */
@@ -116,7 +117,11 @@
         const entry = this.step(e.code === "KeyN" ? 1 : -1);
         if (!entry) return;
         stop();
-        if (ui.cardVisible() && ui.pinned) this.open(entry, ui.cardHasFocus()); else this.select(entry);
+        if (ui.cardVisible() && ui.pinned) {
+          const focus = ui.cardHasFocus();
+          this.open(entry, focus);
+          if (!focus) this.selected = entry;  // its keys act once it has the focus: Enter gives it
+        } else this.select(entry);
         return;
       }
       const plain = !e.altKey && !e.ctrlKey && !e.metaKey;

@@ -103,6 +103,7 @@
     showCard(entry, target, pinned, focus) {
       this.ensure();
       const opened = this.cardEntry !== entry || !this.cardVisible();
+      const hadFocus = this.cardHasFocus();  // filling replaces the card's buttons: the focus would fall to the page
       this.cardEntry = entry;
       this.pinned = !!pinned;
       if (opened && this.h.onCardChange) this.h.onCardChange(entry);
@@ -115,7 +116,7 @@
       this.card.querySelectorAll("details").forEach((d) => d.addEventListener("toggle", () => this.follow()));
       this.follow();
       if (opened) this.card.scrollTop = 0;
-      if (focus) (this.card.querySelector("button.primary") || this.card).focus({ preventScroll: true });
+      if (focus || hadFocus) (this.card.querySelector("button.primary") || this.card).focus({ preventScroll: true });
     }
 
     /** Is the focus in the card? */

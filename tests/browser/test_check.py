@@ -130,6 +130,8 @@ def test_marks_come_before_critiques_and_an_open_card_fills_in(ext, chat, pdf_di
             timeout=30,
         )
         assert "Not supported by your sources" in ShadowUI.text(card)
+        # The click gave the card the focus, and filling it in kept it there: its keys still act (issue 50).
+        assert chat.evaluate("() => document.activeElement.tagName") == "SOURCECHECK-UI"
         chat.screenshot(path=str(artifacts / "card-final.png"))
         assert wait_done(ext)["status"] == "done"
 

@@ -33,7 +33,7 @@ def test_saved_goes_after_a_few_seconds(ext, backend):
     changes = panel.evaluate("() => window.__saved")
     shown = next(t for text, t in changes if text == "Saved.")
     gone = next(t for text, t in changes if text == "" and t > shown)
-    assert gone - shown >= 1500, "long enough to read"
+    assert 1500 <= gone - shown <= 6000, "long enough to read, gone soon after"
 
 
 def test_result_chips_have_one_width_and_error_types_are_words(ext, chat):

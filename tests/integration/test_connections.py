@@ -23,7 +23,7 @@ TEXT = "The Golden Gate Bridge opened to traffic on May 27, 1937. The bridge was
 CLOSES_WITHIN = CHANNEL_TIMEOUT + CLEANUP_INTERVAL + 1 + 3  # + 3 s of margin for a loaded machine
 # A client locked out behind the idle sockets would wait until the server closes one, CHANNEL_TIMEOUT after it fell
 # silent; one served beside them answers before that, whatever the machine's load.
-PROMPT = CHANNEL_TIMEOUT
+PROMPT = CHANNEL_TIMEOUT / 2  # the oldest idle socket fell silent a second or two before the probe
 MAX_HEADER = Adjustments.max_request_header_size  # waitress's default, which serve keeps
 
 
@@ -121,6 +121,9 @@ def test_two_hundred_idle_sockets_do_not_lock_a_client_out(port, bridge_pdf):
         assert health.status_code == 200 and health.json()["ok"]
         assert check.status_code == 200 and len(check.json()["verdicts"]) == 2
         assert health_s < PROMPT and check_s < PROMPT
+        # Served beside them, not after them: the silent sockets still hold their places.
+        silent = sockets[2 * IDLE // 3 :]
+        assert all(closed_within(sock, 0) is None for sock in silent), "the server dropped idle sockets to answer"
     finally:
         for sock in sockets:
             sock.close()

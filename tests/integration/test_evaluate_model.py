@@ -9,14 +9,13 @@ from sourcecheck.config import load_settings
 from sourcecheck.judging.calibration import load as load_calibration
 from sourcecheck_eval.records import unpack_state
 from sourcecheck_eval.run import evaluate
-from support import ROOT  # the checkout: the GGUF and the benchmarks next to it
+from support import ROOT
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
-DATA = ROOT.parent / "shared" / "benchmarks" / "wice" / "dev.jsonl"
+DATA = ROOT / "tests" / "data" / "wice" / "two.jsonl"  # the two records --limit 2 --seed 0 picks
 
 
-@pytest.mark.skipif(not DATA.exists(), reason="the benchmark data is not next to the checkout")
 def test_two_wice_records_through_the_real_pipeline(tmp_path, monkeypatch, real_model_path):
     for name in ("BACKEND", "MODEL", "EMBEDDINGS", "TOP_K", "CHUNK_WORDS"):
         monkeypatch.delenv(f"SOURCECHECK_{name}", raising=False)

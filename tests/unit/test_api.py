@@ -249,7 +249,7 @@ def test_model_failure_mid_stream_ends_with_an_error_event(client, app, bridge_p
 
 
 def test_check_output_matches_the_openapi_schemas(client, app, fava_pdf, bridge_pdf):
-    """Every streamed event is a CheckEvent and the one-object answer a CheckResult, as api/openapi.json says."""
+    """Every streamed event is a CheckEvent and the one-object answer a CheckResult, as serve/api/openapi.json says."""
     from importlib import resources
 
     from jsonschema import Draft202012Validator

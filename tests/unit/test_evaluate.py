@@ -320,3 +320,22 @@ def test_rescore_scores_an_earlier_cache_without_running_anything(data, settings
     assert again["datasets"]["tiny"]["sentence"] == first["datasets"]["tiny"]["sentence"]
     unknown, model = run(data, settings, tmp_path / "none", rescore="0123456789abcdef")
     assert model.history == [] and unknown["datasets"]["tiny"]["missing_from_cache"] == 3
+
+
+def test_every_file_of_the_cache_key_exists():
+    """A file the key names but the package no longer has (moved, renamed) would leave the key unseen: raised."""
+    from sourcecheck.check import CheckOptions
+    from sourcecheck.config import load_settings
+    from sourcecheck.llm.fake import FakeModel
+    from sourcecheck_eval import run
+
+    settings = load_settings({"BACKEND": "fake", "EMBEDDINGS": "hash"})
+    key = run.fingerprint(settings, CheckOptions(), FakeModel())
+    assert len(key) == 16
+    old = run.FINGERPRINT_FILES
+    try:
+        run.FINGERPRINT_FILES = (*old, "judge.py")  # where the judge lived before the stage folders
+        with pytest.raises(FileNotFoundError, match="judge.py"):
+            run.fingerprint(settings, CheckOptions(), FakeModel())
+    finally:
+        run.FINGERPRINT_FILES = old

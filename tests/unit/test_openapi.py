@@ -1,4 +1,4 @@
-"""The OpenAPI document (api/openapi.json) lists exactly the app's routes and error codes."""
+"""The OpenAPI document (serve/api/openapi.json) lists exactly the app's routes and error codes."""
 
 import ast
 import json

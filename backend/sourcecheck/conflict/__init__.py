@@ -7,7 +7,8 @@ states), it returns a Found or None. They are tried in DETECTORS' order on each 
 first; the first Found is the sentence's Conflict. Their rules live in quantities.py (numbers: what a value counts,
 rounding, a rival value) and phrases.py (negation, direction, crossed pairs, swapped comparisons). To add one: write
 its rule there (or in a module of its own here), wrap it in a function of Source below, and put it in DETECTORS
-where its precision ranks it; tests/unit/test_conflict.py shows how each is tested.
+where its precision ranks it; tests/unit/test_phrases.py and test_quantities.py test the rules, test_conflict.py
+the stage (docs/development.md).
 """
 
 import re

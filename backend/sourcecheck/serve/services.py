@@ -68,7 +68,7 @@ class Services:
             return self._guard
 
     def syncer(self) -> Syncer:
-        """The Zotero sync (zotero_sync.Syncer): its PDFs go to this server's ingest queue."""
+        """The Zotero sync (zotero.sync.Syncer): its PDFs go to this server's ingest queue."""
         with self._lock:
             if self._syncer is None:
                 self._syncer = Syncer(self.settings["INDEX_DIR"], self.library, self.queue_ingest)

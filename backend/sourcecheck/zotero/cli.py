@@ -4,29 +4,32 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from sourcecheck import zotero
 from sourcecheck.zotero.sync import check_same_library, load_state, sync
 
+if TYPE_CHECKING:  # annotations only: the command line opens the library and hands it over
+    from sourcecheck.library import Library
 
-def ingest_zotero(data_dir: str | None, settings: dict[str, Any], replace: bool = False) -> int:
+
+def ingest_zotero(
+    data_dir: str | None, index_dir: str, open_library: Callable[[], Library], replace: bool = False
+) -> int:
     """Read Zotero, register its PDFs (hashed, checked), ingest what is new or changed; 1 when a PDF failed. An
     interrupted run (Ctrl-C, a kill) resumes where it stopped: run it again. Another library than the last one
-    synced only with replace."""
+    synced only with replace. open_library: the library, opened once Zotero has been read (its errors come first);
+    the caller closes it."""
     from tqdm import tqdm
 
-    from sourcecheck.serve.services import Services
-
-    index_dir = settings["INDEX_DIR"]
     found = zotero.find_data_dir(data_dir or load_state(index_dir).get("data_dir"))
     if not replace:
         check_same_library(index_dir, found)
     snap = zotero.read(found)
     pdfs = sum(a.content_type == "application/pdf" for a in snap.attachments)
     print(f"Zotero library {snap.data_dir}: {snap.items} items, {len(snap.attachments)} attachments ({pdfs} PDFs)")
-    svc = Services(settings)
-    library, failed = svc.library(), 0
+    library, failed = open_library(), 0
     bar = tqdm(total=len(snap.attachments), unit="file", desc="zotero", file=sys.stderr, disable=None)
     try:
         report = sync(library, index_dir, snap, progress=lambda a: bar.update())
@@ -46,7 +49,6 @@ def ingest_zotero(data_dir: str | None, settings: dict[str, Any], replace: bool 
         return 130
     finally:
         bar.close()
-        svc.close()
     print(
         f"added {report.added}, re-read {report.changed} changed, removed {report.removed}, "
         f"unchanged {report.unchanged}; {len(report.skipped)} skipped" + skipped_summary(report.skipped)

@@ -294,6 +294,6 @@ class Syncer:
                 log.warning("The Zotero sync did not stop within %g s; the library closes under it.", timeout)
 
     def state(self) -> dict[str, Any]:
-        """The sync's part of the status (zotero_view.status): running, the background part's error, last counts."""
+        """The sync's part of the status (zotero.view.status): running, the background part's error, last counts."""
         running = bool(self._thread and self._thread.is_alive())
         return {"running": running, "error": self._error, "last": load_state(self.index_dir).get("report")}

@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "zotero-huge" in args.only:  # not among the defaults' cost: it builds 100,000 PDFs once (~4 min, 0.5 GB)
         section("zotero-huge", r, args.wait_idle, bench_zotero_huge, r)
     if "estimate" in args.only:  # not among the defaults: it runs another model process beside the check
-        section("estimate", r, args.wait_idle, bench_estimate, r)
+        section("estimate", r, args.wait_idle, bench_estimate, lib, r)
     if "text" in args.only:
         section("text", r, args.wait_idle, bench_text, r)
     r["load_after"], r["total_s"] = load_average(), now() - started

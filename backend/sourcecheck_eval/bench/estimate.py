@@ -78,6 +78,8 @@ def errors(rows: list[tuple[int, dict[str, Any]]], shown: dict[str, Any]) -> dic
     """The first guess and the estimate at half time, each against the time really left then."""
     end = rows[-1][0]
     estimates = [(t, e, b) for t, e, b in shown["estimates"] if e is not None]
+    if not estimates:
+        raise ValueError("pace.js gave no estimate for this check")
     first_t, first, first_basis = estimates[0]
     half_t, half, half_basis = min(estimates, key=lambda x: abs(x[0] - end / 2))
     return {
@@ -99,15 +101,12 @@ def errors(rows: list[tuple[int, dict[str, Any]]], shown: dict[str, Any]) -> dic
     }
 
 
-def bench_estimate(r: dict[str, Any]) -> None:
+def bench_estimate(lib: Any, r: dict[str, Any]) -> None:
     from sourcecheck.config import load_settings
     from sourcecheck.judging.judge import Judge
-    from sourcecheck.library import Library
-    from sourcecheck.library.embeddings import MiniLMEmbedding
     from sourcecheck.llm import load_model
 
     settings = load_settings({"INDEX_DIR": str(INDEX)})
-    lib = Library(INDEX, MiniLMEmbedding())
     lib.search("warm up")
     model = load_model(settings)
     model.prepare()
@@ -139,12 +138,13 @@ def bench_estimate(r: dict[str, Any]) -> None:
     after_loaded = replay(again, after_quiet["keep"])  # the next check on the same shared machine
     r["estimate"] = {
         "others_cores_loaded": busy,
-        "quiet": errors(quiet, replay(quiet, kept)),
+        "quiet_total_s": quiet[-1][0] / 1000,
         "loaded_after_quiet": errors(loaded, after_quiet),
         "loaded_after_loaded": errors(again, after_loaded),
         "kept_after_quiet": kept,
     }
-    for name in ("quiet", "loaded_after_quiet", "loaded_after_loaded"):
+    print(f"  quiet check: {quiet[-1][0] / 1000:.1f} s; others' cores meanwhile loaded: {busy}", flush=True)
+    for name in ("loaded_after_quiet", "loaded_after_loaded"):
         e = r["estimate"][name]
         print(
             f"  {name}: {e['total_s']:.1f} s; first guess {e['first_guess']['said_s']:.0f} s for "

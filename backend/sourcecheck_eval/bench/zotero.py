@@ -29,11 +29,7 @@ def build(data: Any, items: int = ITEMS, collections: int = COLLECTIONS) -> None
     cols: list[int] = []
     with z.connect() as conn:  # one transaction: 5,000 items written one connection at a time take minutes
         for i in range(collections):
-            cur = conn.execute(
-                "INSERT INTO collections (collectionName, parentCollectionID, libraryID, key) VALUES (?, ?, 1, ?)",
-                (f"Topic {i}", cols[i - 1] if i % DEPTH else None, next(z._keys)),
-            )
-            cols.append(int(cur.lastrowid or 0))
+            cols.append(z.collection(f"Topic {i}", cols[i - 1] if i % DEPTH else None, conn))
         for i in range(items):
             item, _ = z._item(conn, "journalArticle", [("title", f"Paper {i}"), ("date", f"{1990 + i % 35}-01-01")])
             for c in rng.sample(cols, rng.choice((1, 2))):

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import httpx
+from sourcecheck.serve.security import EXTENSION_ID
 
 from sourcecheck_eval.bench.data import WORK, now
 from sourcecheck_eval.bench.host import rss_mb
@@ -22,7 +23,6 @@ from sourcecheck_eval.bench.zotero import build
 
 ITEMS, COLLECTIONS = 100_000, 5_000
 WINDOW_S = int(os.environ.get("ZOTERO_HUGE_WINDOW_S", 300))
-EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the extension's id: pairing answers only it
 
 
 def bench_zotero_huge(r: dict[str, Any]) -> None:
@@ -56,8 +56,10 @@ def bench_zotero_huge(r: dict[str, Any]) -> None:
                 break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        token = httpx.post(f"{api}/pair", json={"code": code}, headers={"Origin": EXT}).json()["token"]
-        headers = {"Authorization": f"Bearer {token}", "Origin": EXT}
+        token = httpx.post(
+            f"{api}/pair", json={"code": code}, headers={"Origin": f"chrome-extension://{EXTENSION_ID}"}
+        ).json()["token"]
+        headers = {"Authorization": f"Bearer {token}", "Origin": f"chrome-extension://{EXTENSION_ID}"}
         rss_start = rss_mb(proc.pid) or 0.0
         t = now()
         answer = httpx.post(f"{api}/zotero/sync", json={"data_dir": str(data)}, headers=headers, timeout=600)
