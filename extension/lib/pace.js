@@ -3,7 +3,9 @@
 // reads the unsure ones again (the same index again: final, or flagged and "final": false), then writes a critique for
 // each flagged sentence (the same index again, "final": true). Each phase has its own time per sentence: this check's own, an exponential moving
 // average of the gaps between its events, or before it has any, the one kept from earlier checks (storage "pace",
-// itself an average over checks), or on a first-ever check a default. Pure functions: start(kept) -> p,
+// itself an average over checks, kept as a free machine's: each check's pace divided by how much slower the machine
+// was then, and multiplied by how much slower it is now: the sentences event's "machine", (cores + others_busy) /
+// cores, when the server can tell), or on a first-ever check a default. Pure functions: start(kept) -> p,
 // observe(p, event, now) -> p, estimate(p, now), basis(p), remember(kept, p) -> what to keep.
 (function (root) {
   "use strict";
@@ -38,10 +40,18 @@
       // A kept time out of bounds (kept by an older version that could store one) counts as never measured.
       kept: { verdictMs: ms(k.verdictMs), critiqueMs: ms(k.critiqueMs), flaggedShare: num(k.flaggedShare),
         rereadMs: ms(k.rereadMs), rereadShare: num(k.rereadShare) },
+      slow: 1,  // how much slower than a free machine this one is now, from the sentences event (1: not known)
       total: 0, verdicts: 0, flagged: 0, critiques: 0, verdictMs: null, critiqueMs: null,
       rereading: false, rereads: 0, reread: 0, rereadFlagged: 0, rereadMs: null, lastRereadAt: null,
       lastVerdictAt: null, lastCritiqueAt: null, lastAt: null, seen: {}, done: false,
     };
+  }
+
+  /** How much longer a judge that uses every core takes beside other work: (cores + others_busy) / cores; 1 when
+   * the server did not say (docs/api.md, the sentences event's "machine"). */
+  function slowdown(machine) {
+    const cores = machine && num(machine.cores), busy = machine && num(machine.others_busy);
+    return cores > 0 && busy !== null ? 1 + Math.min(busy, cores) / cores : 1;
   }
 
   /** The pace after one check event at time now (ms). */
@@ -50,6 +60,7 @@
     if (e.type === "sentences") {
       q.total = e.sentences.filter((s) => s.checkable !== false).length;
       q.rereading = !!(e.judge && e.judge.rereads);  // this judge reads unsure sentences a second time
+      q.slow = slowdown(e.machine);
     } else if (e.type === "verdict" && !q.seen[e.index] && e.rereading) {
       // A sentence scored, to be read again: neither flagged nor settled yet.
       if (q.verdicts > 0) q.verdictMs = gap(q.verdictMs, now, q.lastVerdictAt, ALPHA);
@@ -93,8 +104,11 @@
    * slower today's verdicts are than the kept ones), else a critique as CRITIQUE_RATIO verdicts; a first-ever check's
    * verdicts take DEFAULT_VERDICT_MS until two have come. */
   function paces(p) {
-    const k = p.kept;
-    const verdictMs = p.verdictMs ?? k.verdictMs ?? DEFAULT_VERDICT_MS;
+    const scaled = (x) => (x === null ? null : x * p.slow);  // a free machine's pace, as slow as this one is now
+    const k = {
+      verdictMs: scaled(p.kept.verdictMs), critiqueMs: scaled(p.kept.critiqueMs), rereadMs: scaled(p.kept.rereadMs),
+    };
+    const verdictMs = p.verdictMs ?? k.verdictMs ?? DEFAULT_VERDICT_MS * p.slow;
     let critiqueMs = p.critiqueMs;
     if (critiqueMs === null && k.critiqueMs !== null) {
       critiqueMs = k.critiqueMs * (p.verdictMs !== null && k.verdictMs ? p.verdictMs / k.verdictMs : 1);
@@ -148,12 +162,13 @@
     return Math.max(0, Math.round(stretched - since + rest));
   }
 
-  /** The pace to keep after a check: each measured value averaged into the kept one. */
+  /** The pace to keep after a check: each measured value, as a free machine's, averaged into the kept one. */
   function remember(kept, p) {
     const k = Object.assign({}, kept || {});
-    if (ms(p.verdictMs) !== null) k.verdictMs = Math.round(ema(ms(k.verdictMs), p.verdictMs, ACROSS));
-    if (ms(p.critiqueMs) !== null) k.critiqueMs = Math.round(ema(ms(k.critiqueMs), p.critiqueMs, ACROSS));
-    if (ms(p.rereadMs) !== null) k.rereadMs = Math.round(ema(ms(k.rereadMs), p.rereadMs, ACROSS));
+    const free = (x) => x / (p.slow || 1);
+    if (ms(p.verdictMs) !== null) k.verdictMs = Math.round(ema(ms(k.verdictMs), free(p.verdictMs), ACROSS));
+    if (ms(p.critiqueMs) !== null) k.critiqueMs = Math.round(ema(ms(k.critiqueMs), free(p.critiqueMs), ACROSS));
+    if (ms(p.rereadMs) !== null) k.rereadMs = Math.round(ema(ms(k.rereadMs), free(p.rereadMs), ACROSS));
     if (p.rereading && p.verdicts >= 2) {
       k.rereadShare = Math.round(ema(num(k.rereadShare), p.rereads / p.verdicts, ACROSS) * 1000) / 1000;
     }
@@ -164,7 +179,7 @@
     return k;
   }
 
-  const api = { MAX_MS, DEFAULT_VERDICT_MS, start, observe, estimate, basis, remember, paces };
+  const api = { MAX_MS, DEFAULT_VERDICT_MS, start, observe, estimate, basis, remember, paces, slowdown };
   root.SC = root.SC || {};
   root.SC.pace = api;
   if (typeof module === "object" && module.exports) module.exports = api;

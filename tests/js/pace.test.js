@@ -228,3 +228,24 @@ test("the progress toast says which step runs once every sentence is scored: rea
   s = CS.apply(s, { type: "verdict", index: 0, label: "supported", final: true, rereading: false });
   assert.equal(T.progressText(s, 4200, null), "2 of 2 sentences checked; writing 1 critique… · 4 s");
 });
+
+test("a machine busy with other work stretches the kept pace, and the pace kept is a free machine's", () => {
+  const kept = { verdictMs: 1000, critiqueMs: 2000, flaggedShare: 0.5 };
+  const busy = { ...sentences(4), machine: { cores: 2, others_busy: 2 } };
+  assert.equal(P.slowdown(busy.machine), 2);
+  assert.equal(P.slowdown({ cores: 2, others_busy: 9 }), 2);  // never past every core taken
+  assert.equal(P.slowdown(undefined), 1);
+  assert.equal(P.slowdown({ cores: 0, others_busy: 1 }), 1);
+  // The first guess: 4 verdicts and 2 expected critiques at twice the kept time (8000 on a free machine).
+  assert.deepEqual(run(kept, [[0, busy]]), [16000]);
+  assert.deepEqual(run(kept, [[0, { ...sentences(4), machine: { cores: 2, others_busy: 0 } }]]), [8000]);
+  // A check on the busy machine at 2 s a verdict and 4 s a critique keeps 1 s and 2 s: a free machine's.
+  let p = P.start(null);
+  for (const [t, e] of [[0, busy], [3000, scored(0, true)], [5000, scored(1, false)], [7000, scored(2, true)],
+    [9000, scored(3, false)], [13000, critique(0)], [17000, critique(2)], [17010, { type: "summary" }]]) {
+    p = P.observe(p, e, t);
+  }
+  const k = P.remember(null, p);
+  assert.equal(k.verdictMs, 1000);
+  assert.equal(k.critiqueMs, 2000);
+});

@@ -1,7 +1,9 @@
 import json
+import time
 
 import pytest
 from pdfs import BRIDGE_PAGES, make_pdf
+from sourcecheck.serve import machine
 from sourcecheck.serve.app import create_app
 from sourcecheck.serve.services import get_services
 from support import make_client
@@ -158,11 +160,15 @@ def test_bad_uploads(client, tmp_path, fava_pdf):
 
 def test_check_streams_ndjson_in_order(client, app, fava_pdf, bridge_pdf):
     ready_library(client, app, fava_pdf, bridge_pdf)
+    time.sleep(0.6)  # the machine's load is known from two samples half a second apart
     text = "Sure! The Golden Gate Bridge opened to traffic on May 27, 1937. Its main span is 2,000 meters long."
     resp = client.post("/api/v1/check", json={"text": text})
     assert resp.status_code == 200 and resp.mimetype == "application/x-ndjson"
     events = [json.loads(line) for line in resp.data.decode().splitlines()]
     assert [e["type"] for e in events] == ["sentences", "verdict", "verdict", "verdict", "summary"]
+    # A judge on this machine: the first event says how busy the machine is (Linux), for the time left (issue 50).
+    if machine._busy_s() is not None:
+        assert set(events[0]["machine"]) == {"cores", "others_busy"} and events[0]["machine"]["cores"] >= 1
     assert [(e["index"], e["label"], e["final"]) for e in events[1:4]] == [
         (1, "supported", True),
         (2, "contradicted", False),
@@ -377,3 +383,13 @@ def test_ten_thousand_form_fields_are_refused_as_too_many_not_as_too_large(clien
     resp = client.post("/api/v1/documents", data=fields, content_type="multipart/form-data")
     assert_error(resp, 413, "too_large")
     assert "too many parts" in resp.get_json()["error"]["message"]
+
+
+def test_a_judge_elsewhere_gets_no_machine_load():
+    """Other work on this machine does not slow a judge on another one: only a local judge's check says it."""
+    from sourcecheck.serve.api.check import local_judge
+
+    assert local_judge({"BACKEND": "llama_cpp", "OPENAI_BASE_URL": ""})
+    assert local_judge({"BACKEND": "openai", "OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"})
+    assert local_judge({"BACKEND": "openai", "OPENAI_BASE_URL": "http://localhost:1234/v1"})
+    assert not local_judge({"BACKEND": "openai", "OPENAI_BASE_URL": "https://api.openai.com/v1"})

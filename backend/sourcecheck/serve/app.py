@@ -47,6 +47,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     json_limit = max(MIN_JSON_BYTES, JSON_BYTES_PER_CHAR * settings["MAX_TEXT_CHARS"])
     services = app.extensions[EXTENSION] = Services(settings)
     guard = services.guard()  # now, so that the token exists before the first request
+    services.load()  # sampling from now: a first check's time left knows how busy the machine is
 
     from sourcecheck.serve.api import calibrate, check, documents, meta, zotero
 

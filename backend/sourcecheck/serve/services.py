@@ -18,6 +18,7 @@ from sourcecheck.library.embeddings import make_embedding_function
 from sourcecheck.llm import load_model
 from sourcecheck.llm.base import Model
 from sourcecheck.pdf.parser import IsolatedParser
+from sourcecheck.serve.machine import Load
 from sourcecheck.serve.security import Guard
 from sourcecheck.zotero.sync import Syncer
 
@@ -60,6 +61,14 @@ class Services:
         self._calibrating = Progress()
         self._stop_calibrating = threading.Event()
         self._closed = threading.Event()
+        self._load: Load | None = None
+
+    def load(self) -> Load:
+        """The machine's load, sampled from the first call on (create_app makes it, so a first check has history)."""
+        with self._lock:
+            if self._load is None:
+                self._load = Load()
+            return self._load
 
     def guard(self) -> Guard:
         with self._lock:
@@ -223,6 +232,8 @@ class Services:
         self._stop_calibrating.set()
         with self._lock:
             library, readers, syncer = self._library, (self._parser, self._checker), self._syncer
+            if self._load is not None:
+                self._load.stop()
         if syncer is not None:
             syncer.stop()  # before the library closes: the sync writes to it
         if library is not None:

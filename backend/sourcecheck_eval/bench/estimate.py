@@ -19,6 +19,7 @@ from sourcecheck_eval.bench.host import others_cores
 
 PACE = ROOT / "extension" / "lib" / "pace.js"
 TICK_MS = 500
+KEYS = ("type", "index", "label", "final", "rereading", "sentences", "judge", "machine")  # what pace.js reads
 # Fresh prompts without pause: a new random opening each time, so that the prefix cache spares nothing.
 LOADER = """
 import random, sys
@@ -48,22 +49,21 @@ process.stdout.write(JSON.stringify({ estimates: out, keep: P.remember(kept, p) 
 """
 
 
-def timeline(lib: Any, judge: Any) -> list[tuple[int, dict[str, Any]]]:
-    """[(ms since the request, event)] of one check of the bench's answer, as a served check streams them."""
+def timeline(lib: Any, judge: Any, load: Any) -> list[tuple[int, dict[str, Any]]]:
+    """[(ms since the request, event)] of one check of the bench's answer, as a served check streams them (the
+    sentences event with the machine's load, as serve/api/check.py adds it)."""
     from sourcecheck.check import CheckOptions, check_text
+    from sourcecheck.serve.api.check import with_machine
 
     t0, rows = now(), []
-    for event in check_text(TEXT, lib, judge, options=CheckOptions()):
+    for event in with_machine(check_text(TEXT, lib, judge, options=CheckOptions()), load):
         rows.append((round((now() - t0) * 1000), event))
     return rows
 
 
 def replay(rows: list[tuple[int, dict[str, Any]]], kept: dict[str, Any] | None) -> dict[str, Any]:
     """The estimates the toast would show, and the pace it would keep, over one check's events."""
-    slim = [
-        (t, {k: e.get(k) for k in ("type", "index", "label", "final", "rereading", "sentences", "judge")})
-        for t, e in rows
-    ]
+    slim = [(t, {k: e.get(k) for k in KEYS}) for t, e in rows]
     out = subprocess.run(
         ["node", "-e", REPLAY, str(PACE)],
         input=json.dumps({"kept": kept, "rows": slim, "tick": TICK_MS}, default=str),
@@ -108,25 +108,28 @@ def bench_estimate(lib: Any, r: dict[str, Any]) -> None:
 
     settings = load_settings({"INDEX_DIR": str(INDEX)})
     lib.search("warm up")
+    from sourcecheck.serve.machine import Load
+
+    load = Load()  # as a server samples it from its start
     model = load_model(settings)
     model.prepare()
-    quiet = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]))  # fresh judges: no verdict cache
+    quiet = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]), load)  # fresh judges: no cache
     words = Path(r.get("loader_words") or INDEX / "documents.json")
     loader = subprocess.Popen([sys.executable, "-c", LOADER, str(words)], stdout=subprocess.PIPE, text=True)
     try:
         assert loader.stdout is not None and loader.stdout.readline().strip() == "loaded"
         time.sleep(5)
         busy = others_cores(5)
-        loaded = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]))
-        again = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]))
+        loaded = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]), load)
+        again = timeline(lib, Judge(model, sensitivity=settings["SENSITIVITY"]), load)
     finally:
         loader.kill()
         loader.wait()
-    keys = ("type", "index", "label", "final", "rereading", "sentences", "judge")
+        load.stop()
     (WORK / "estimate-timelines.json").write_text(  # to replay another pace.js over the same checks
         json.dumps(
             {
-                name: [(t, {k: e.get(k) for k in keys}) for t, e in rows]
+                name: [(t, {k: e.get(k) for k in KEYS}) for t, e in rows]
                 for name, rows in (("quiet", quiet), ("loaded", loaded), ("again", again))
             },
             default=str,

@@ -2,13 +2,15 @@
 
 import json
 import logging
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, request
 
 from sourcecheck.check import CheckOptions, check_text, collect
 from sourcecheck.errors import BadRequest, InternalError, InvalidOption, SourcecheckError
+from sourcecheck.serve.machine import Load
 from sourcecheck.serve.services import get_services
 from sourcecheck.zotero.view import limit_to_collection
 
@@ -57,9 +59,33 @@ def check() -> Response | dict[str, Any]:
     judge.prepare()  # a missing or broken model is a clear 503 now rather than an error mid-stream
     if request.accept_mimetypes.best == "application/json":
         return collect(events)
+    if local_judge(svc.settings):
+        events = with_machine(events, svc.load())
     # waitress watches the socket while the check runs (channel_request_lookahead) and says when the client left
     disconnected = request.environ.get("waitress.client_disconnected", lambda: False)
     return Response(stream(events, disconnected), mimetype="application/x-ndjson", headers={"X-Accel-Buffering": "no"})
+
+
+def local_judge(settings: Mapping[str, Any]) -> bool:
+    """Whether the judge runs on this machine (llama.cpp here, or an OpenAI-compatible server on 127.0.0.1): only
+    then does other work on it slow the check."""
+    if settings["BACKEND"] != "openai":
+        return True
+    host = urlsplit(settings["OPENAI_BASE_URL"] or "").hostname or ""
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+def with_machine(events: Generator[dict[str, Any], None, None], load: Load) -> Generator[dict[str, Any], None, None]:
+    """The events, the first (sentences) with how busy the machine is: {"cores", "others_busy"} (docs/api.md)."""
+    try:
+        for event in events:
+            if event["type"] == "sentences":
+                busy = load.others_busy()
+                if busy is not None:
+                    event = {**event, "machine": {"cores": load.cores, "others_busy": busy}}
+            yield event
+    finally:
+        events.close()  # a client that left stops the check (stream closes this generator)
 
 
 def stream(
