@@ -19,7 +19,7 @@
       colour: ["#7d4e00", "#fff8c5", "#d4a72c"], verdict: true, marked: true },
     // The judge's P(supported) lies in its band (docs/api.md): quieter than amber, on its chip and in the page.
     { key: "uncertain", text: "Not sure: check it yourself", short: "not sure",
-      colour: ["#6639ba", "#fbefff", "#c297ff"], verdict: true, marked: true },
+      colour: ["#424a53", "#f6f8fa", "#afb8c1"], verdict: true, marked: true },
     { key: "supported", text: "Supported by your sources", short: "supported",
       colour: ["#116329", "#dafbe1", "#4ac26b"], verdict: true, marked: true },
     { key: "skipped", text: "Not a factual claim", short: "skipped", verdict: true },
