@@ -77,6 +77,24 @@ def focused(page):
     return page.evaluate("() => document.activeElement.tagName")
 
 
+def check_answer(ext, chat):
+    """chat.html's answer checked, the selection cleared: its ShadowUI."""
+    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
+    ext.check_tab(chat)
+    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
+    chat.evaluate("() => getSelection().removeAllRanges()")
+    return ShadowUI(chat)
+
+
+def first_mark(page, label):
+    """A point inside the first mark of label (viewport coordinates)."""
+    return page.evaluate(
+        "(label) => { const b = [...CSS.highlights.get('sourcecheck-' + label)][0].getClientRects()[0];"
+        " return [b.left + 20, (b.top + b.bottom) / 2]; }",
+        label,
+    )
+
+
 def card_text(ui):
     card = ui.shown("card")
     return ShadowUI.text(card) if card is not None else None
@@ -203,17 +221,9 @@ SHADOW_BOX_JS = """() => {
 
 def test_letters_typed_in_a_field_inside_a_shadow_root_are_typed_while_a_card_is_pinned(ext, chat):
     chat.evaluate(SHADOW_BOX_JS)
-    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
-    ext.check_tab(chat)
-    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
-    chat.evaluate("() => getSelection().removeAllRanges()")
-    ui = ShadowUI(chat)
+    ui = check_answer(ext, chat)
     contradicted = marks(chat)["contradicted"]
-    rect = chat.evaluate(
-        "() => { const b = [...CSS.highlights.get('sourcecheck-contradicted')][0].getClientRects()[0];"
-        " return [b.left + 20, (b.top + b.bottom) / 2]; }"
-    )
-    chat.mouse.click(*rect)  # a pinned card
+    chat.mouse.click(*first_mark(chat, "contradicted"))  # a pinned card
     wait_until(lambda: card_text(ui), what="the pinned card")
     chat.evaluate("() => document.querySelector('x-composer').shadowRoot.getElementById('box').focus()")
     chat.keyboard.type("ad")
@@ -260,16 +270,9 @@ def test_a_click_on_a_mark_in_an_editor_gives_the_card_the_keys_and_nothing_is_t
 def test_a_cards_keys_act_only_while_it_has_the_focus(ext, chat):
     """Issue 50: a click on a mark gives its card the focus, and D there is "I know"; once the focus has left the card
     (it stays pinned), D is the page's again: the mark stays."""
-    chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
-    ext.check_tab(chat)
-    wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
-    chat.evaluate("() => getSelection().removeAllRanges()")
-    ui = ShadowUI(chat)
+    ui = check_answer(ext, chat)
     unsupported = marks(chat)["unsupported"]
-    point = chat.evaluate(
-        "() => { const b = [...CSS.highlights.get('sourcecheck-unsupported')][0].getClientRects()[0];"
-        " return [b.left + 20, (b.top + b.bottom) / 2]; }"
-    )
+    point = first_mark(chat, "unsupported")
     chat.mouse.click(*point)
     wait_until(lambda: card_text(ui), what="the card")
     wait_until(lambda: focused(chat) == "SOURCECHECK-UI", what="the card has the focus")

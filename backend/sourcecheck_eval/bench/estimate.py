@@ -80,25 +80,20 @@ def errors(rows: list[tuple[int, dict[str, Any]]], shown: dict[str, Any]) -> dic
     estimates = [(t, e, b) for t, e, b in shown["estimates"] if e is not None]
     if not estimates:
         raise ValueError("pace.js gave no estimate for this check")
-    first_t, first, first_basis = estimates[0]
-    half_t, half, half_basis = min(estimates, key=lambda x: abs(x[0] - end / 2))
-    return {
-        "total_s": end / 1000,
-        "first_guess": {
-            "at_s": first_t / 1000,
-            "said_s": first / 1000,
-            "left_s": (end - first_t) / 1000,
-            "ratio": first / max(1, end - first_t),
-            "basis": first_basis,
-        },
-        "half_way": {
-            "at_s": half_t / 1000,
-            "said_s": half / 1000,
-            "left_s": (end - half_t) / 1000,
-            "ratio": half / max(1, end - half_t),
-            "basis": half_basis,
-        },
-    }
+    first = estimates[0]
+    half = min(estimates, key=lambda x: abs(x[0] - end / 2))
+
+    def shown_then(at: int, said: int, basis: str) -> dict[str, Any]:
+        left = end - at
+        return {
+            "at_s": at / 1000,
+            "said_s": said / 1000,
+            "left_s": left / 1000,
+            "ratio": said / max(1, left),
+            "basis": basis,
+        }
+
+    return {"total_s": end / 1000, "first_guess": shown_then(*first), "half_way": shown_then(*half)}
 
 
 def bench_estimate(lib: Any, r: dict[str, Any]) -> None:
