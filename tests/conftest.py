@@ -20,8 +20,11 @@ def settings(tmp_path):
 @pytest.fixture
 def app(settings):
     from sourcecheck.serve.app import create_app
+    from sourcecheck.serve.services import get_services
 
-    return create_app(settings)
+    app = create_app(settings)
+    yield app
+    get_services(app).close()  # its threads (the load sampler, ingest) stop with the test
 
 
 @pytest.fixture

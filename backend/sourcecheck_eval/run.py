@@ -44,6 +44,7 @@ FINGERPRINT_FILES = (
     "check.py",
     "judging/judge.py",
     "judging/explaining.py",
+    "judging/calibration.py",  # the bands that decide which sentences are read a second time
     "calibration.json",  # which sentences are read a second time (its bands and second scale)
     "judging/prompting.py",
     "judging/cards.py",
@@ -58,6 +59,7 @@ FINGERPRINT_FILES = (
     "library/chunks.py",
     "library/search.py",
     "library/lexical.py",
+    "library/store.py",  # the Chroma collection's settings (its distance)
     "pdf/layout.py",
     "library/chunking.py",
     "text/sentences.py",
@@ -120,7 +122,7 @@ def fingerprint(
     files = [(name, root.joinpath(name)) for name in names] + [(f"eval/{n}", lab.joinpath(n)) for n in EVAL_FILES]
     for name, f in files:  # a file listed but gone (moved, renamed) would drop out of the key unseen
         if not f.is_file():
-            raise FileNotFoundError(f"run.FINGERPRINT_FILES names {name}, which is not in the package")
+            raise FileNotFoundError(f"the cache key names {name} (FINGERPRINT_FILES or EVAL_FILES), which is gone")
         h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 

@@ -17,9 +17,10 @@
       colour: ["#a40e26", "#ffebe9", "#ff8182"], verdict: true, marked: true },
     { key: "unsupported", text: "Not supported by your sources", short: "not supported",
       colour: ["#7d4e00", "#fff8c5", "#d4a72c"], verdict: true, marked: true },
-    // The judge's P(supported) lies in its band (docs/api.md): quieter than amber, on its chip and in the page.
+    // The judge's P(supported) lies in its band (docs/api.md): quieter than amber; its chip violet (a grey one reads as
+    // "skipped"), its mark on the page a thin grey dashed line (highlights.css).
     { key: "uncertain", text: "Not sure: check it yourself", short: "not sure",
-      colour: ["#424a53", "#f6f8fa", "#afb8c1"], verdict: true, marked: true },
+      colour: ["#6639ba", "#fbefff", "#c297ff"], verdict: true, marked: true },
     { key: "supported", text: "Supported by your sources", short: "supported",
       colour: ["#116329", "#dafbe1", "#4ac26b"], verdict: true, marked: true },
     { key: "skipped", text: "Not a factual claim", short: "skipped", verdict: true },

@@ -4,8 +4,8 @@
 // each flagged sentence (the same index again, "final": true). Each phase has its own time per sentence: this check's own, an exponential moving
 // average of the gaps between its events, or before it has any, the one kept from earlier checks (storage "pace",
 // itself an average over checks, kept as a free machine's: each check's pace divided by how much slower the machine
-// was then, and multiplied by how much slower it is now: the sentences event's "machine", (cores + others_busy) /
-// cores, when the server can tell), or on a first-ever check a default. Pure functions: start(kept) -> p,
+// was then, and multiplied by how much slower it is now: the sentences event's "machine", when the server can tell;
+// slowdown() below), or on a first-ever check a default. Pure functions: start(kept) -> p,
 // observe(p, event, now) -> p, estimate(p, now), basis(p), remember(kept, p) -> what to keep.
 (function (root) {
   "use strict";
@@ -22,6 +22,9 @@
   const REREAD_FLAGGED = 0.3; // share of those flagged by their second read, before any check has said
   const PRIOR_WEIGHT = 4;     // the kept share counts as this many sentences against this check's own
   const MAX_MS = 10 * 60 * 1000;  // a gap longer than this is not a pace (a sleeping laptop, a lost clock): ignored
+  // What other work costs the judge: with another llama.cpp process keeping 1.9 of 2 cores busy, the bench's check
+  // took 1.56× as long (docs/performance.md, `scripts/bench --only estimate`): 1 + 0.6 × 1.9 / 2 ≈ 1.57.
+  const BUSY_COST = 0.6;
 
   const num = (x) => (typeof x === "number" && isFinite(x) && x >= 0 ? x : null);
   const ms = (x) => (num(x) !== null && x <= MAX_MS ? x : null);  // a time per sentence, or null when not a sane one
@@ -47,11 +50,11 @@
     };
   }
 
-  /** How much longer a judge that uses every core takes beside other work: (cores + others_busy) / cores; 1 when
-   * the server did not say (docs/api.md, the sentences event's "machine"). */
+  /** How much longer the judge takes beside other work: 1 + BUSY_COST × others_busy / cores; 1 when the server did
+   * not say (docs/api.md, the sentences event's "machine"). */
   function slowdown(machine) {
     const cores = machine && num(machine.cores), busy = machine && num(machine.others_busy);
-    return cores > 0 && busy !== null ? 1 + Math.min(busy, cores) / cores : 1;
+    return cores > 0 && busy !== null ? 1 + BUSY_COST * Math.min(busy, cores) / cores : 1;
   }
 
   /** The pace after one check event at time now (ms). */
@@ -104,11 +107,12 @@
    * slower today's verdicts are than the kept ones), else a critique as CRITIQUE_RATIO verdicts; a first-ever check's
    * verdicts take DEFAULT_VERDICT_MS until two have come. */
   function paces(p) {
-    const scaled = (x) => (x === null ? null : x * p.slow);  // a free machine's pace, as slow as this one is now
+    const slow = p.slow || 1;
+    const scaled = (x) => (x === null ? null : x * slow);  // a free machine's pace, as slow as this one is now
     const k = {
       verdictMs: scaled(p.kept.verdictMs), critiqueMs: scaled(p.kept.critiqueMs), rereadMs: scaled(p.kept.rereadMs),
     };
-    const verdictMs = p.verdictMs ?? k.verdictMs ?? DEFAULT_VERDICT_MS * p.slow;
+    const verdictMs = p.verdictMs ?? k.verdictMs ?? DEFAULT_VERDICT_MS * slow;
     let critiqueMs = p.critiqueMs;
     if (critiqueMs === null && k.critiqueMs !== null) {
       critiqueMs = k.critiqueMs * (p.verdictMs !== null && k.verdictMs ? p.verdictMs / k.verdictMs : 1);

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
 from sourcecheck.serve import machine
@@ -29,12 +30,12 @@ def test_another_busy_process_is_seen(monkeypatch):
 def test_this_process_s_own_work_is_taken_off_and_the_reading_is_capped_at_every_core(monkeypatch):
     clock, busy, own = [100.0], [1000.0], [5.0]  # wall, all cores busy, this process's CPU (seconds)
     monkeypatch.setattr(machine, "_busy_s", lambda: busy[0])
-    monkeypatch.setattr(machine.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(machine.time, "process_time", lambda: own[0])
+    # the module's clock only (time itself is every thread's)
+    monkeypatch.setattr(machine, "time", SimpleNamespace(monotonic=lambda: clock[0], process_time=lambda: own[0]))
     monkeypatch.setattr(machine, "PERIOD_S", 3600)  # the thread samples once, at start; the reads sample too
     load = Load()
     try:
-        assert load.others_busy() is None  # two samples at the same moment: nothing to say yet
+        assert load.others_busy() is None  # the sample at start and now are the same moment: nothing to say yet
         clock[0] += 10
         busy[0] += 15  # 1.5 cores busy over 10 s, of which this process 1.0
         own[0] += 10

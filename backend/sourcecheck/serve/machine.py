@@ -1,7 +1,9 @@
-"""How busy the machine is with other work: the cores other processes kept busy over the last few seconds. The time
-left a check shows (extension/lib/pace.js) scales this machine's kept pace by it: a local judge that uses every core
-takes about (cores + others_busy) / cores as long beside them (docs/performance.md measures it). Read from
-/proc/stat (Linux); elsewhere unknown, and the estimate goes on the kept pace alone."""
+"""How busy the machine is with other work: the cores other processes kept busy over about the last ten seconds. The
+time left a check shows (extension/lib/pace.js) stretches this machine's kept pace by it: measured with another
+llama.cpp process beside the judge (1.9 of 2 cores busy with it), a check took 1.56× as long (docs/performance.md),
+so pace.js takes 1 + 0.6 × others_busy / cores. Read from /proc/stat (Linux); elsewhere unknown, and the estimate
+goes on the kept pace alone. Only for a judge in this process (llama.cpp): a judge server's own work would count as
+another process's."""
 
 from __future__ import annotations
 
@@ -49,10 +51,13 @@ class Load:
 
     def others_busy(self) -> float | None:
         """Cores other processes kept busy over the window, now included; None before two samples or off Linux."""
-        if self._thread is None:
+        if self._thread is None or not self._samples:
             return None
-        self._sample()
-        (t0, all0, own0), (t1, all1, own1) = self._samples[0], self._samples[-1]
+        busy = _busy_s()
+        if busy is None:
+            return None
+        t0, all0, own0 = self._samples[0]  # the oldest kept; now is not kept, so a burst of checks keeps the window
+        t1, all1, own1 = time.monotonic(), busy, time.process_time()
         if t1 - t0 < 0.5:
             return None
         return round(min(self.cores, max(0.0, (all1 - all0 - (own1 - own0)) / (t1 - t0))), 2)

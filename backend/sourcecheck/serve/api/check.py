@@ -4,7 +4,6 @@ import json
 import logging
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, request
 
@@ -67,12 +66,10 @@ def check() -> Response | dict[str, Any]:
 
 
 def local_judge(settings: Mapping[str, Any]) -> bool:
-    """Whether the judge runs on this machine (llama.cpp here, or an OpenAI-compatible server on 127.0.0.1): only
-    then does other work on it slow the check."""
-    if settings["BACKEND"] != "openai":
-        return True
-    host = urlsplit(settings["OPENAI_BASE_URL"] or "").hostname or ""
-    return host in ("127.0.0.1", "localhost", "::1")
+    """Whether the judge runs in this process (llama.cpp): only then is other work on the machine what slows it, and
+    its own work this process's. A judge server, even on 127.0.0.1, does its work in another process (counted as
+    another's) and may not be slowed by the CPU at all (a GPU)."""
+    return bool(settings["BACKEND"] != "openai")
 
 
 def with_machine(events: Generator[dict[str, Any], None, None], load: Load) -> Generator[dict[str, Any], None, None]:
@@ -80,7 +77,11 @@ def with_machine(events: Generator[dict[str, Any], None, None], load: Load) -> G
     try:
         for event in events:
             if event["type"] == "sentences":
-                busy = load.others_busy()
+                try:
+                    busy = load.others_busy()
+                except Exception:  # an estimate's input: never worth a check
+                    log.exception("reading the machine's load failed")
+                    busy = None
                 if busy is not None:
                     event = {**event, "machine": {"cores": load.cores, "others_busy": busy}}
             yield event
