@@ -78,7 +78,10 @@ def focused(page):
 
 
 def check_answer(ext, chat):
-    """chat.html's answer checked, the selection cleared: its ShadowUI."""
+    """chat.html's answer checked, the selection cleared: its ShadowUI. The page is brought to the front first, as
+    the page a person reads and clicks in is: in a browser with other tabs open (a whole run opens and closes many)
+    a page behind them has no focus to give a card."""
+    chat.bring_to_front()
     chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
     ext.check_tab(chat)
     wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
@@ -192,6 +195,7 @@ def test_walk_a_ten_sentence_draft_with_the_keyboard_alone(ext, site, fava_doc, 
 
 
 def test_where_the_text_cannot_be_edited_a_copies_the_revision(ext, chat, site):
+    chat.bring_to_front()  # the card Enter opens takes the focus, which a page behind other tabs cannot give
     chat.evaluate("() => getSelection().selectAllChildren(document.getElementById('answer'))")
     ext.check_tab(chat)
     wait_until(lambda: (lc := ext.last_check()) and lc["status"] == "done", what="the check")
