@@ -236,9 +236,27 @@ def test_a_vignette_that_is_a_version_of_its_own_article_has_the_articles_year()
 
     assert _year(VIGNETTE, "", ["Ann Fisher", "Bo Lind"]) == 2005
     assert _year(VIGNETTE, "", ["Cy Moss"]) == 2017  # not its own authors: another paper, whose year is not this one's
+    assert _year(VIGNETTE.replace("(2005)", "(2005a)"), "", ["Ann Fisher"]) == 2005  # one of two that year
     assert _year("We use a version of Adam (Kingma and Ba, 2015).\n© 2021 Elsevier", "", ["Ann Fisher"]) == 2021
     extended = "Published 2021. This article is an extended version of Fisher and Lind (2019), at ICML."
     assert _year(extended, "", ["Ann Fisher", "Bo Lind"]) == 2021  # the conference paper it extends is older
+
+
+def test_a_year_older_than_a_work_the_paper_cites_is_not_its_own(tmp_path):
+    """Issue 50 item 6: an R News article with no dated line was listed under a year its first page names in passing
+    (an edition, a data set), older than works it cites; a paper is not older than what it cites."""
+    import pymupdf
+
+    first = "Checking Otter Counts\nAnn Fisher and Bo Lind\nThe counts follow the survey manual of 1994 closely."
+    later = "As Moss (1999) and Lind and Fisher (2001) showed, boats count fewer otters than planes do."
+    data = write(tmp_path / "news.pdf", [[((50, 50, 545, 200), first, 10)], [((50, 50, 545, 200), later, 10)]])
+    doc = pymupdf.open(stream=data, filetype="pdf")
+    doc.set_metadata({"creationDate": "D:20020315120000"})
+    assert parse_pdf(doc.tobytes()).year == 2002  # not 1994; the file's date is the next witness
+    doc.set_metadata({"creationDate": "D:19980101120000"})
+    assert parse_pdf(doc.tobytes()).year is None  # no witness left that is not older than 2001: unknown, not wrong
+    cited_later = [[((50, 50, 545, 200), first.replace("1994", "2003"), 10)], [((50, 50, 545, 200), later, 10)]]
+    assert parse_pdf(write(tmp_path / "ok.pdf", cited_later)).year == 2003
 
 
 def test_a_scan_with_a_stamp_of_text_is_still_read_by_ocr(tmp_path):
