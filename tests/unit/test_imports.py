@@ -201,3 +201,28 @@ def test_no_module_reads_another_modules_private_attributes():
     found = private_reads()
     assert {key: lines for key, lines in found.items() if key not in THIRD_PARTY_PRIVATE} == {}
     assert sorted(THIRD_PARTY_PRIVATE - set(found)) == []  # no longer read: shrink the list
+
+
+def mirror_names(rel):
+    """The test files that may hold a module's tests: test_<stem>.py, or test_<package>_<stem>.py (a package's
+    __init__ is the package: pdf/__init__.py → test_pdf.py; serve/api/meta.py → test_api_meta.py)."""
+    parts = rel.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    names = {f"test_{parts[-1]}.py"}
+    if len(parts) > 1:
+        names.add(f"test_{parts[-2]}_{parts[-1]}.py")
+    return names
+
+
+def test_every_module_with_logic_has_a_test_file_named_after_it():
+    """docs/development.md: a module's tests are in tests/unit/test_<module>.py, or tests/integration/ where they
+    need a real component; a newcomer finds them from the file's name."""
+    tests = Path(__file__).parent.parent
+    present = {p.name for folder in ("unit", "integration") for p in (tests / folder).glob("test_*.py")}
+    missing = []
+    for rel, tree in modules().items():
+        has_logic = any(isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) for n in tree.body)
+        if has_logic and rel != "__main__.py" and not mirror_names(rel) & present:
+            missing.append(f"{rel} → {' or '.join(sorted(mirror_names(rel)))}")
+    assert not missing, "modules without a test file named after them:\n" + "\n".join(missing)
