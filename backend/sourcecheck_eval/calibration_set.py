@@ -3,7 +3,7 @@ several kinds of text, each with the evidence the product chose for it, taken fr
 
     python -m sourcecheck_eval.calibration_set RUN_DIR... [--sentences 45] [--out PATH]
 
-Only development data (never a `-test` half); only sets whose licence allows shipping an excerpt
+Only development data (never a `-test` half, never a record kept aside); only sets whose licence allows shipping an excerpt
 (LICENCES; LFQA has no licence and is left out); whole answers, drawn at random (seed 0) per kind until a kind has
 its share of labelled sentences, so that each answer's sentences replay over one evidence block as a check scores them.
 """
@@ -21,6 +21,7 @@ from typing import Any
 from sourcecheck.text.citations import strip_citations
 
 from sourcecheck_eval.align import align
+from sourcecheck_eval.kept_aside import kept_aside
 from sourcecheck_eval.operating import HELD_OUT, kind_of
 from sourcecheck_eval.records import gold, load_records
 
@@ -50,7 +51,7 @@ def answers_of(run: str | Path) -> list[dict[str, Any]]:
         for line in (run / "cache" / f"{name}-{report['fingerprint']}.jsonl").read_text().splitlines():
             result = json.loads(line)
             record = records.get(result["id"])
-            if record is None or result["error"]:
+            if record is None or result["error"] or kept_aside(record["id"]):
                 continue
             labelled = [
                 x

@@ -23,21 +23,24 @@ import numpy as np
 from sourcecheck.judging.calibration import fit, fit_second, grade, logit, platt, prompt_id, sigmoid, valid
 
 from sourcecheck_eval import metrics
+from sourcecheck_eval.kept_aside import kept_aside
 
-HELD_OUT = "-test"  # halves never fitted on
+HELD_OUT = ("-test", "-kept")  # never fitted on: the held-out halves, and a set's records kept aside (kept_aside.py)
 DEFAULT_JUDGE = "llama_cpp:qwen2.5-coder-1.5b-instruct-q4_k_m"
 RESAMPLES = 1000
 
 
 def kind_of(name: str) -> str:
     """The kind a set belongs to: a product set's halves are one kind."""
-    return name.removesuffix("-dev").removesuffix(HELD_OUT)
+    for suffix in ("-dev", *HELD_OUT):
+        name = name.removesuffix(suffix)
+    return name
 
 
 def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dict[str, list[dict[str, Any]]]:
     """{set name: [{"record", "y", "p_raw", "alone", "conflict"}]}: sentence units of eval runs (predictions.jsonl; a
     set's grounded view where it has one), and of features files for sets the runs lack. alone: the second read's
-    highest P(Yes), where the sentence was read again."""
+    highest P(Yes), where the sentence was read again. Records kept aside are in a set of their own (set_aside)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         views: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (set, view) -> units
@@ -71,14 +74,27 @@ def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dic
             }
             for r, y, p, a, c in zip(d["record"], d["y"], d["p_raw"], alone, d["conflict"])
         ]
-    return out
+    return set_aside(out)
+
+
+def set_aside(sets: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """The records kept aside moved out of their set into KIND-kept, which is scored but never fitted on."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name, units in sets.items():
+        for u in units:
+            target = kind_of(name) + "-kept" if kept_aside(u["record"]) else name
+            out.setdefault(target, []).append(u)
+    return dict(sorted(out.items()))
 
 
 def fitted(data: Mapping[str, list[dict[str, Any]]], leave_out: str | None = None) -> dict[str, Any]:
     """calibration.fit on the development sets, without the kind named leave_out, and fit_second beside it where the
     sets hold second reads."""
     units = [
-        (u, kind_of(n)) for n, us in data.items() if not n.endswith(HELD_OUT) and kind_of(n) != leave_out for u in us
+        (u, kind_of(n))
+        for n, us in data.items()
+        if not n.endswith(HELD_OUT) and kind_of(n) != leave_out
+        for u in us
     ]
     p, y, k = [u["p_raw"] for u, _ in units], [u["y"] for u, _ in units], [k for _, k in units]
     first = fit(p, y, k)
@@ -281,8 +297,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "judge": args.judge,
             "prompt": prompt_id(),  # taken on trust: the runs and features must have scored under today's prompts
             **everything,
-            "fitted_on": f"python -m sourcecheck_eval.operating over {', '.join(sorted(data))} "
-            f"({everything['n']} development sentences, each kind weighing the same; docs/quality.md)",
+            "fitted_on": "python -m sourcecheck_eval.operating on "
+            f"{', '.join(n for n in sorted(data) if not n.endswith(HELD_OUT))} ({everything['n']} development "
+            "sentences, each kind weighing the same, the records kept aside left out; docs/quality.md)",
         }
         assert valid(shipped)
         Path(args.out).write_text(json.dumps(shipped) + "\n")
