@@ -188,3 +188,19 @@ def test_a_phrase_that_states_both_ways_negates_nothing(claim, source):
 )
 def test_a_plain_without_is_still_a_negation(claim, source):
     assert find_conflict(claim, [ev(source)]).kind == "negation"
+
+
+BOATS = "Aerial counts are less accurate compared to the counts made from boats along the shore."
+
+
+def test_a_comparison_made_from_its_other_side_is_no_conflict():
+    """'A more X than B' where the source says 'B less X than A' is the same comparison (a true full-paper sentence
+    was red for it); the comparison with its sides kept and the word turned stays a conflict."""
+    assert (
+        find_conflict("Counts made from boats are more accurate than aerial counts, the survey found.", [ev(BOATS)])
+        is None
+    )
+    found = find_conflict(
+        "Aerial counts are more accurate than the counts made from boats along the shore.", [ev(BOATS)]
+    )
+    assert (found.kind, found.claim_value, found.source_value) == ("direction", "more", "less")
