@@ -14,7 +14,7 @@ from sourcecheck.judging.judge import Judge
 from sourcecheck.llm.openai_compat import OpenAIModel
 
 from integration.conftest import PYTHON, free_port, paired, sourcecheck_env, start_server, stop, wait_for
-from integration.test_model_pull import smollm2_path
+from integration.test_download import smollm2_path
 
 pytestmark = pytest.mark.integration
 

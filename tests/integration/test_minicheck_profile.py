@@ -11,7 +11,7 @@ from sourcecheck.llm.llama_cpp import LlamaCppModel
 from sourcecheck.llm.openai_compat import OpenAIModel
 
 from integration.conftest import PYTHON, free_port, stop, wait_for
-from integration.test_model_pull import smollm2_path
+from integration.test_download import smollm2_path
 
 pytestmark = pytest.mark.integration
 
