@@ -3,9 +3,10 @@ several kinds of text, each with the evidence the product chose for it, taken fr
 
     python -m sourcecheck_eval.calibration_set RUN_DIR... [--sentences 45] [--out PATH]
 
-Only development data (never a `-test` half, never a record kept aside); only sets whose licence allows shipping an excerpt
-(LICENCES; LFQA has no licence and is left out); whole answers, drawn at random (seed 0) per kind until a kind has
-its share of labelled sentences, so that each answer's sentences replay over one evidence block as a check scores them.
+Only development data (never a `-test` half, never a record kept aside); only sets whose licence allows shipping an
+excerpt (LICENCES; LFQA has no licence and is left out); whole answers, drawn at random (seed 0) per kind until a kind
+has its share of labelled sentences, so that each answer's sentences replay over one evidence block as a check scores
+them.
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ def test_the_shipped_calibration_set_and_fit_leave_them_out():
     ids = {json.loads(line)["id"] for line in gzip.open(shipped, "rt")}
     assert ids and not ids & RECORDS
     units = [{"record": f"paper-q{i}", "y": i % 2, "p_raw": 0.2 + 0.05 * i, "conflict": False} for i in range(1, 13)]
-    sets = set_aside({"fullpapers-dev": units, "chatpdfs-dev": [dict(u, record=f"chat-{i}") for i, u in enumerate(units)]})
+    sets = set_aside(
+        {"fullpapers-dev": units, "chatpdfs-dev": [dict(u, record=f"chat-{i}") for i, u in enumerate(units)]}
+    )
     assert [u["record"] for u in sets["fullpapers-kept"]] == [f"paper-q{i}" for i in range(1, 7)]
     assert fitted(sets)["n"] == 18  # 12 chat answers and paper-q7 … q12; the six kept aside scored, not fitted

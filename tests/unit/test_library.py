@@ -2,35 +2,12 @@ import pytest
 from pdfs import BRIDGE_PAGES, make_pdf, make_scanned_pdf
 from sourcecheck.errors import NotFound, PDFError
 from sourcecheck.library import Library
-from sourcecheck.library.chunking import chunk_page
 from sourcecheck.library.embeddings import HashEmbedding
-from sourcecheck.text.sentences import sentence_texts
 
 
 @pytest.fixture
 def library():
     return Library(None, HashEmbedding(), chunk_words=40)
-
-
-def test_chunks_keep_positions_and_normalise_whitespace():
-    page = "First  sentence here.\nSecond one follows.   " + " ".join(f"w{i}." for i in range(100))
-    chunks = chunk_page(page, words_per_chunk=30)
-    assert len(chunks) > 3
-    for start, end, text in chunks:
-        assert " ".join(page[start:end].split()) == " ".join(text.split())
-    assert chunks[0][2].startswith("First sentence here. Second one follows.")
-    assert chunks[-1][1] == len(page.rstrip())
-
-
-def test_chunks_keep_each_block_on_a_line_of_its_own():
-    """A title and its authors must not run on into the abstract's first sentence (one "sentence" that would
-    match every claim about the paper): the blocks the PDF reader found stay apart in the chunk's text."""
-    page = "A Study of Things\nAnn Fisher, Bo Lind\n\nAbstract\nWe found 35k items in the\ncorpus.\n \nMore text."
-    ((start, end, text),) = chunk_page(page)
-    assert text == "A Study of Things Ann Fisher, Bo Lind\nAbstract We found 35k items in the corpus.\nMore text."
-    assert " ".join(page[start:end].split()) == " ".join(text.split())
-    assert all(line == " ".join(line.split()) for line in text.split("\n"))
-    assert sentence_texts(text)[-2:] == ["Abstract We found 35k items in the corpus.", "More text."]
 
 
 def test_add_ingest_search_delete(library, fava_pdf, bridge_pdf):
@@ -207,43 +184,3 @@ def test_same_refused_bytes_arriving_at_once_get_the_same_refusal():
     for t in threads:
         t.join()
     assert errors == ["not_a_pdf"] * 5 and library.list() == []
-
-
-def test_a_folder_is_opened_by_one_library_at_a_time(tmp_path, fava_pdf):
-    from sourcecheck.errors import IndexInUse
-
-    first = Library(tmp_path / "index", HashEmbedding())
-    with pytest.raises(IndexInUse) as refused:
-        Library(tmp_path / "index", HashEmbedding())
-    assert refused.value.status == 409 and "CHROMA_URL" in refused.value.message
-    assert f"process {__import__('os').getpid()}" in refused.value.message  # names the holder
-    doc, _ = first.add_pdf(fava_pdf.read_bytes(), "fava.pdf")
-    first.close()
-    again = Library(tmp_path / "index", HashEmbedding())  # closed: the folder is free, nothing lost
-    assert [d["id"] for d in again.list()] == [doc["id"]]
-    again.close()
-
-
-def test_the_lock_cannot_be_deleted_from_under_a_running_library(tmp_path):
-    from sourcecheck.errors import IndexInUse
-
-    first = Library(tmp_path / "index", HashEmbedding())
-    for name in ("lock", "owner.json"):  # what a user tidying the folder might delete
-        (tmp_path / "index" / name).unlink(missing_ok=True)
-    with pytest.raises(IndexInUse):
-        Library(tmp_path / "index", HashEmbedding())
-    first.close()
-    Library(tmp_path / "index", HashEmbedding()).close()
-
-
-def test_a_library_opened_in_one_thread_is_released_by_another(tmp_path):
-    """The server opens its library in whichever thread needs it first and closes it in another at shutdown."""
-    import threading
-
-    opened = []
-    thread = threading.Thread(target=lambda: opened.append(Library(tmp_path / "index", HashEmbedding())))
-    thread.start()
-    thread.join()
-    opened[0].close()
-    assert not (tmp_path / "index" / "owner.json").exists()  # the note of who held it goes with the lock
-    Library(tmp_path / "index", HashEmbedding()).close()

@@ -8,12 +8,11 @@ import time
 from contextlib import closing
 
 import pytest
-from pdfs import FAVA_PAGES, make_pdf
+from pdfs import make_pdf
 from sourcecheck import zotero
 from sourcecheck.errors import SourcecheckError
 from sourcecheck.library import Library, records
 from sourcecheck.library.embeddings import HashEmbedding
-from sourcecheck.pdf import files
 from sourcecheck.serve.services import get_services
 from sourcecheck.zotero import sync as zotero_sync
 from sourcecheck.zotero.sync import load_state, sync
@@ -56,23 +55,6 @@ def test_an_attachment_past_the_size_limit_is_skipped_unread_and_the_others_are_
     too_large = [s for s in report.skipped if s["error"]["code"] == "too_large"]
     assert [s["file"] for s in too_large] == ["scanned book.pdf"] and "3,072 MB" in too_large[0]["error"]["message"]
     assert report.added == 2 and {d["title"] for d in library.list()} == {FAVA_TITLE, "The Golden Gate Bridge"}
-
-
-def test_a_file_is_read_only_when_regular_and_within_the_limit_and_a_fifo_never_blocks(tmp_path):
-    pdf = make_pdf(tmp_path / "a.pdf", FAVA_PAGES)
-    assert files.read_regular(pdf, 10 * files.MB) == pdf.read_bytes()
-    with pytest.raises(SourcecheckError) as e:
-        files.read_regular(pdf, 100)
-    assert e.value.code == "too_large"
-    fifo = tmp_path / "pipe.pdf"
-    os.mkfifo(fifo)  # open() without O_NONBLOCK would wait for a writer forever
-    with pytest.raises(SourcecheckError) as e:
-        files.read_regular(fifo, files.MB)
-    assert e.value.code == "not_a_file"
-    assert files.head(fifo, 8) == b"" and files.head(tmp_path / "none", 8) == b"" and files.head(pdf, 4) == b"%PDF"
-    with pytest.raises(SourcecheckError) as e:
-        files.read_regular(tmp_path, files.MB)  # a folder
-    assert e.value.code == "not_a_file"
 
 
 def test_a_journal_that_blocks_on_open_does_not_hang_the_read(zot):
