@@ -126,3 +126,22 @@ def test_the_fake_keeps_only_its_latest_calls():
     assert fake.HISTORY <= len(model.history) <= 2 * fake.HISTORY
     model.complete(messages)
     assert model.history[-1][0] == "complete"
+
+
+@pytest.mark.parametrize(
+    "claim, excerpt",
+    [
+        (
+            "The team trained the model on three training sets of papers.",
+            "The team trained the model on 4 training sets of papers.",
+        ),
+        (
+            "The team trained the model on 20,000 training sets of papers.",
+            "The team trained the model on 35k training sets of papers.",
+        ),
+    ],
+)
+def test_a_number_written_as_a_word_gets_no_made_up_revision(claim, excerpt):
+    """The fake's own critique (nothing queued) named a wrong number it could not find as digits: StopIteration."""
+    reply = FakeModel().complete([{"role": "user", "content": f"Source excerpts:\n[1] {excerpt}\n\nClaim: {claim}"}])
+    assert "different number" in reply and reply.endswith("Revised: none")

@@ -48,8 +48,8 @@ _FIELD = re.compile(
 
 
 def sources_text(evidence: Sequence[Evidence], shown: Sequence[Evidence]) -> str:
-    """The prompt's excerpts (shown), pointing at the claim's best excerpt (the last of its evidence) when another
-    one stands nearest the claim."""
+    """The prompt's excerpts (shown), pointing at the claim's best excerpt (the first of its evidence, which is most
+    relevant first) when another one stands nearest the claim."""
     if not shown:
         return "(none found)"
     text = format_sources(shown)

@@ -85,16 +85,17 @@ class FakeModel(Model):
             )
             wrong = sorted(numbers(claim) - numbers(best))
             right = sorted(numbers(best) - numbers(claim))
-            revised = claim.replace(_written(claim, wrong[0]), _written(best, right[0])) if right and wrong else "none"
+            ours, theirs = (_written(claim, wrong[0]), _written(best, right[0])) if right and wrong else (None, None)
+            revised = claim.replace(ours, theirs) if ours and theirs else "none"  # "three", "35k": not as digits
             return (
                 f"Critique: The sources give a different number than the claim.\nError type: entity\nRevised: {revised}"
             )
         return "Critique: The sources do not mention this.\nError type: unverifiable\nRevised: none"
 
 
-def _written(text: str, number: str) -> str:
-    """The number as the text writes it ('35074' → '35,074')."""
-    return next(m for m in re.findall(r"\d+(?:[.,]\d+)*", text) if m.replace(",", "") == number)
+def _written(text: str, number: str) -> str | None:
+    """The number as the text writes it in digits ('35074' → '35,074'), or None (written as a word, '35k')."""
+    return next((m for m in re.findall(r"\d+(?:[.,]\d+)*", text) if m.replace(",", "") == number), None)
 
 
 def _claim_and_sources(messages: list[dict[str, str]]) -> tuple[str, str]:
