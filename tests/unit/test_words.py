@@ -13,6 +13,9 @@ def test_names_are_capitalised_words_and_can_leave_out_sentence_openers():
     assert names(text) == {"the", "wick", "ann", "o’neil", "later", "bo-lind", "then", "mclean"}
     assert names(text, sentence_starts=False) == {"wick", "ann", "o’neil", "bo-lind", "mclean"}
     assert names("no capitals here, 2021.") == set()
+    # a sentence opens behind a quote, brackets or emphasis, and after two spaces or a bracket that closes one
+    for text in ('"The otters swam," she said.', "Otters swam.  Farmers watched.", "(As seen.) Farmers", "**All** did"):
+        assert names(text, sentence_starts=False) == set(), text
 
 
 def test_stems_meet_across_endings_and_spellings_and_leave_numbers_out():
@@ -22,6 +25,7 @@ def test_stems_meet_across_endings_and_spellings_and_leave_numbers_out():
     assert all(len(s) <= STEM_LETTERS for s in stems("extraordinarily long otters"))
     assert stems("12 otters in 2021 and 3.5 of them") == {"otter"}
     assert stems("two three seven otters") == {"otter"}
+    assert stems("twenty thirteen seventeen otters") == {"otter"}  # long number words too, not "twent", "thirt"
 
 
 def test_near_stems_are_the_words_within_near_characters_either_side():

@@ -22,13 +22,16 @@ STOPWORDS = set(
 
 
 _NAME = re.compile(r"\b[A-Z][\w'’-]+")
-_NAME_MID_SENTENCE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+")
+# Where a sentence's first word starts: after the text's start or a sentence's end (with its closing quotes or
+# brackets, and any spaces), behind opening quotes, brackets or Markdown emphasis: '"The', '.)  Farmers', '**All'
+_SENTENCE_START = re.compile(r"(?:^|[.!?][\"'”’)\]]*\s+)[\"'“‘(\[*_]*(?=[A-Z])")
 
 
 def names(text: str, sentence_starts: bool = True) -> set[str]:
     """A text's capitalised words, lower-cased: its names; without sentence_starts, not the word that opens the text
     or a sentence in it (capitalised for that alone)."""
-    return {w.lower() for w in (_NAME if sentence_starts else _NAME_MID_SENTENCE).findall(text)}
+    starts = set() if sentence_starts else {m.end() for m in _SENTENCE_START.finditer(text)}
+    return {m.group(0).lower() for m in _NAME.finditer(text) if m.start() not in starts}
 
 
 def content_words(text: str) -> list[str]:
@@ -39,11 +42,11 @@ def content_words(text: str) -> list[str]:
 def stems(text: str) -> set[str]:
     """Content words cut to STEM_LETTERS, numbers left out: "grades" and "grade", "significantly" and
     "significant" meet."""
-    return (
-        {w[:STEM_LETTERS] for w in content_words(text) if not any(ch.isdigit() for ch in w)}
-        - set(WORD_NUMBERS)
-        - set(TENS)
-    )
+    return {  # a number word left out whole, before it is cut: "twenty" is no stem "twent"
+        w[:STEM_LETTERS]
+        for w in content_words(text)
+        if not any(ch.isdigit() for ch in w) and w not in WORD_NUMBERS and w not in TENS
+    }
 
 
 def near_stems(text: str, start: int, end: int) -> frozenset[str]:
