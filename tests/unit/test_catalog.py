@@ -158,24 +158,6 @@ def test_an_unknown_profile_is_a_config_error():
     assert "verify" in err.value.message and "minicheck" in err.value.message
 
 
-def test_models_lists_every_entry_with_where_it_runs_its_state_and_a_star(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("SOURCECHECK_MODELS_DIR", str(tmp_path))
-    monkeypatch.setenv("SOURCECHECK_MODEL", "bespoke-minicheck")
-    (tmp_path / "qwen2.5-3b-instruct-q4_k_m.gguf").write_bytes(b"short")
-    assert cli.main(["models"]) == 0
-    lines = {
-        line.split()[1] if line.startswith("*") else line.split()[0]: line
-        for line in capsys.readouterr().out.splitlines()
-    }
-    assert set(lines) == {e["name"] for e in catalog.catalog()}
-    assert lines["bespoke-minicheck"].startswith("* ") and "served by Ollama" in lines["bespoke-minicheck"]
-    assert "Ollama / OpenAI API" in lines["bespoke-minicheck"] and "minicheck" in lines["bespoke-minicheck"].split()
-    assert "corrupt (sourcecheck models pull qwen2.5-3b-instruct-q4_k_m)" in lines["qwen2.5-3b-instruct-q4_k_m"]
-    assert "missing (sourcecheck models install)" in lines["qwen2.5-coder-1.5b-instruct-q4_k_m"]
-    assert "local GGUF" in lines["qwen2.5-7b-instruct-q4_k_m"] and "4.68 GB" in lines["qwen2.5-7b-instruct-q4_k_m"]
-    assert sum(line.startswith("*") for line in lines.values()) == 1
-
-
 def test_pull_without_a_name_or_without_a_url_says_what_to_do(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SOURCECHECK_MODELS_DIR", str(tmp_path))
     assert cli.main(["models", "pull"]) == 1

@@ -68,31 +68,6 @@ def test_unknown_paths(client, path):
     assert_shape(client.get(path), 404, "not_found")
 
 
-def test_an_unexpected_failure_is_an_internal_error_in_the_one_shape(client, app, monkeypatch):
-    def broken():
-        raise RuntimeError("disk on fire")
-
-    monkeypatch.setattr(get_services(app).library(), "list", broken)
-    resp = client.get("/api/v1/documents")
-    assert_shape(resp, 500, "internal_error")
-    assert "disk on fire" in resp.get_json()["error"]["message"]
-
-
-def test_an_http_error_without_a_description_still_says_something(client, app, monkeypatch):
-    from werkzeug.exceptions import HTTPException
-
-    class Conflicting(HTTPException):  # raised by a library with no description of its own
-        code = 409
-
-    def refuse():
-        raise Conflicting()
-
-    monkeypatch.setattr(get_services(app).library(), "list", refuse)
-    resp = client.get("/api/v1/documents")
-    assert resp.status_code == 409
-    assert resp.get_json()["error"]["message"] == "Conflict."
-
-
 def test_an_unexpected_failure_mid_stream_is_an_error_event(client, app, bridge_pdf):
     client.post(
         "/api/v1/documents", data={"file": [(open(bridge_pdf, "rb"), "bridge.pdf")]}, content_type="multipart/form-data"
@@ -103,13 +78,3 @@ def test_an_unexpected_failure_mid_stream_is_an_error_event(client, app, bridge_
     last = json.loads(resp.data.decode().splitlines()[-1])
     assert resp.status_code == 200 and last["type"] == "error" and set(last) == {"type", "error"}
     assert last["error"]["code"] == "internal_error" and "the GPU melted" in last["error"]["message"]
-
-
-def test_the_cli_json_form_fails_in_the_one_shape(settings, monkeypatch, capsys):
-    from sourcecheck.cli import main
-
-    for name, value in settings.items():
-        monkeypatch.setenv(f"SOURCECHECK_{name}", str(value))
-    assert main(["check", "--json", "The bridge is orange."]) == 1
-    body = json.loads(capsys.readouterr().out)
-    assert body == {"ok": False, "status": 409, "error": {"code": "empty_library", "message": body["error"]["message"]}}

@@ -1,10 +1,10 @@
 """A Zotero library as the source: a real data directory built from Zotero's own schema (tests/zotero_library.py) read
-beside a running Zotero, its PDFs ingested with their items' metadata, kept in step, and checks by collection."""
+beside a running Zotero, a citation checked by its items' metadata, and the API. The sync: test_zotero_sync.py;
+collections and the status: test_zotero_view.py."""
 
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from contextlib import closing
 
@@ -12,15 +12,13 @@ import pytest
 from pdfs import FAVA_PAGES, make_pdf
 from sourcecheck import zotero
 from sourcecheck.check import check_text, collect
-from sourcecheck.errors import EmptyLibrary, NotFound, SourcecheckError
+from sourcecheck.errors import SourcecheckError
 from sourcecheck.judging.judge import Judge
 from sourcecheck.library import Library
 from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.serve.services import get_services
-from sourcecheck.zotero import sync as zotero_sync
-from sourcecheck.zotero.sync import load_state, sync
-from sourcecheck.zotero.view import collection_documents, limit_to_collection
+from sourcecheck.zotero.sync import sync
 from zotero_library import FAVA_TITLE, standard_library
 
 CITING = "Mishra et al. (2024) fine-tuned the editor model from Llama2-Chat 7B."
@@ -73,32 +71,6 @@ def test_a_zotero_library_is_read_with_each_attachments_item_metadata(zot):
     }
 
 
-def test_sync_adds_the_pdfs_with_zoteros_metadata_and_says_what_it_skipped(zot, library, tmp_path):
-    z, ids = zot
-    report = synced(library, tmp_path, z.root)
-    assert (report.added, report.changed, report.removed) == (2, 0, 0)
-    skipped = {s["key"]: s["error"]["code"] for s in report.skipped}
-    assert skipped == {
-        ids["snapshot"]: "not_a_pdf",
-        ids["link"]: "zotero_link_only",
-        ids["missing_pdf"]: "zotero_attachment_missing",
-    }
-    docs = by_title(library)
-    assert sorted(docs) == [FAVA_TITLE, "The Golden Gate Bridge"]  # Zotero's titles, not page 1's
-    fava = docs[FAVA_TITLE]
-    assert fava["authors"] == ["Abhika Mishra", "Akari Asai", "Yizhong Wang"] and fava["year"] == 2024
-    assert fava["doi"] == "10.48550/arXiv.2401.06855" and fava["pages"] == 3
-    assert fava["zotero"] == {
-        "key": ids["fava_pdf"],
-        "item": fava["zotero"]["item"],
-        "added": True,
-        "cite": "Mishra et al. (2024)",
-        "url": f"zotero://open-pdf/library/items/{ids['fava_pdf']}",
-    }
-    missing = next(s for s in report.skipped if s["key"] == ids["missing_pdf"])["error"]["message"]
-    assert "not on disk" in missing and "relink" in missing  # says what to do
-
-
 def test_the_citation_check_uses_zoteros_author_and_year(zot, library, tmp_path):
     z, ids = zot
     synced(library, tmp_path, z.root)
@@ -121,140 +93,6 @@ def test_the_citation_check_uses_zoteros_author_and_year(zot, library, tmp_path)
     (alone,) = collect(check_text(CITING, plain, Judge(FakeModel())))["verdicts"]
     assert alone["cited"] == [{"text": "Mishra et al. (2024)", "document_id": None}]
     assert "zotero" not in alone["evidence"][0]
-
-
-def test_a_check_is_limited_to_a_collection_and_its_subcollections(zot, library, tmp_path):
-    z, _ = zot
-    synced(library, tmp_path, z.root)
-    docs, index = by_title(library), tmp_path / "index"
-    fava, bridge = docs[FAVA_TITLE]["id"], docs["The Golden Gate Bridge"]["id"]
-    assert collection_documents(index, "Thesis", library) == [fava]  # FAVA is in Thesis/Hallucination
-    assert collection_documents(index, "thesis / hallucination", library) == [fava]
-    assert collection_documents(index, "Hallucination", library) == [fava]
-    assert collection_documents(index, "Bridges", library) == [bridge]
-    with pytest.raises(NotFound) as e:
-        collection_documents(index, "Chapter 9", library)
-    assert e.value.code == "collection_not_found" and "Thesis/Hallucination" in e.value.message
-    with pytest.raises(EmptyLibrary):
-        limit_to_collection("Bridges", [fava], library, index)
-    text = "The bridge opened to traffic on May 27, 1937. FAVA improves detection F1 by 23.5 points."
-    limited = collect(
-        check_text(text, library, Judge(FakeModel()), limit_to_collection("Bridges", None, library, index))
-    )
-    assert {e["document_id"] for v in limited["verdicts"] for e in v["evidence"]} == {bridge}
-    assert [v["label"] for v in limited["verdicts"]] == ["supported", "unsupported"]
-
-
-def test_a_second_sync_adds_new_items_drops_deleted_ones_and_rereads_changed_files(zot, library, tmp_path):
-    z, ids = zot
-    own, _ = library.add_pdf((tmp_path / "made" / "linked" / "bridge.pdf").read_bytes(), "my bridge.pdf")
-    library.ingest(own["id"])  # the user's own copy of the bridge PDF, before Zotero came in
-    first = synced(library, tmp_path, z.root)
-    assert (first.added, first.unchanged) == (1, 1)  # FAVA added; the bridge PDF was here already
-    fava_before = by_title(library)[FAVA_TITLE]["id"]
-
-    otters = z.item("Otters of the Northern Coast", [("Ann", "Fisher")], "2023-00-00 2023")
-    z.stored_pdf(otters, "otters.pdf", ["Sea otters were counted from boats: 412 otters in 2021."], tmp_path / "made")
-    fava_file = z.root / "storage" / ids["fava_pdf"] / "Mishra et al. - 2024 - FAVA.pdf"
-    make_pdf(fava_file, FAVA_PAGES + ["Appendix. The editor was trained on 4 GPUs."])  # a new version of the PDF
-    z.trash(ids["bridge"])
-    second = synced(library, tmp_path, z.root)
-    assert (second.added, second.changed, second.removed, second.unchanged) == (1, 1, 1, 0)
-    docs = by_title(library)
-    assert docs[FAVA_TITLE]["pages"] == 4 and docs[FAVA_TITLE]["id"] != fava_before
-    assert fava_before not in {d["id"] for d in library.list()}  # the old version's document is gone
-    assert docs["Otters of the Northern Coast"]["zotero"]["added"] is True
-    # The bridge left Zotero, but the user had added that PDF themselves: it stays, no longer from Zotero.
-    mine = library.get(own["id"])
-    assert mine["zotero"] is None and mine["doi"] is None
-
-    z.erase(otters)  # deleted for good: the trash emptied
-    third = synced(library, tmp_path, z.root)
-    assert (third.added, third.changed, third.removed, third.unchanged, third.queued) == (0, 0, 1, 1, [])
-    assert sorted(d["title"] for d in library.list()) == [FAVA_TITLE, "The Golden Gate Bridge"]
-    assert len(load_state(tmp_path / "index")["attachments"]) == 1
-
-
-def test_a_pdf_the_user_uploads_after_zotero_added_it_stays_when_its_item_leaves_zotero(zot, library, tmp_path):
-    z, ids = zot
-    synced(library, tmp_path, z.root)
-    fava = by_title(library)[FAVA_TITLE]
-    assert fava["zotero"]["added"] is True
-    pdf = z.root / "storage" / ids["fava_pdf"] / "Mishra et al. - 2024 - FAVA.pdf"
-    mine, queued = library.add_pdf(pdf.read_bytes(), "my copy of FAVA.pdf")  # the same bytes, uploaded by hand
-    assert mine["id"] == fava["id"] and not queued and mine["zotero"]["added"] is False
-    again = synced(library, tmp_path, z.root)  # a sync in between keeps it the user's
-    assert again.unchanged >= 1 and library.get(fava["id"])["zotero"]["added"] is False
-    z.trash(ids["fava"])
-    synced(library, tmp_path, z.root)
-    kept = library.get(fava["id"])  # left Zotero: stays, no longer from Zotero
-    assert kept["status"] == "ready" and kept["zotero"] is None
-
-
-def test_an_interrupted_sync_resumes_and_still_owns_what_it_added(zot, library, tmp_path):
-    z, ids = zot
-    seen = []
-
-    def stop_after_the_first(attachment):
-        seen.append(attachment.key)
-        if len(seen) == 1:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        sync(library, tmp_path / "index", zotero.read(z.root), progress=stop_after_the_first)
-    assert [d["status"] for d in library.list()] == ["queued"]  # FAVA registered, not ingested
-    report = synced(library, tmp_path, z.root)  # run again: FAVA is taken up where it stopped
-    assert report.added == 1 and len(report.queued) == 2
-    z.trash(ids["fava"])
-    assert synced(library, tmp_path, z.root).removed == 1
-    assert [d["title"] for d in library.list()] == ["The Golden Gate Bridge"]  # added by the sync: deleted with it
-
-
-def test_a_stopped_sync_keeps_what_it_registered_removes_nothing_and_goes_on_next_time(zot, library, tmp_path):
-    z, ids = zot
-    synced(library, tmp_path, z.root)
-    z.trash(ids["fava"])  # gone from Zotero: only a sync that reached the end may remove it
-    report = sync(library, tmp_path / "index", zotero.read(z.root), stopped=lambda: True)
-    assert report.stopped and report.removed == 0
-    assert sorted(d["title"] for d in library.list()) == sorted([FAVA_TITLE, "The Golden Gate Bridge"])
-    calls = []
-
-    def after_one():
-        calls.append(1)
-        return len(calls) > 1
-
-    fresh = Library(tmp_path / "index2", HashEmbedding())
-    try:
-        first = sync(fresh, tmp_path / "index2", zotero.read(z.root), stopped=after_one)
-        assert first.stopped and len(first.queued) == 1 and len(load_state(tmp_path / "index2")["attachments"]) == 1
-        rest = sync(fresh, tmp_path / "index2", zotero.read(z.root))
-        assert not rest.stopped and rest.unchanged == 1 and len(fresh.list()) == 1 + rest.added
-    finally:
-        fresh.close()
-    assert synced(library, tmp_path, z.root).removed == 1  # a full sync removes what Zotero no longer has
-
-
-def test_the_server_stops_a_running_sync_before_it_closes_the_library(zot, app, monkeypatch):
-    z, _ = zot
-    register, seen, inside = zotero_sync._register, [], threading.Event()
-
-    def slow(*args, **kwargs):  # the first PDF takes a while: the server stops in the middle of the sync
-        seen.append(1)
-        inside.set()
-        time.sleep(0.5)
-        return register(*args, **kwargs)
-
-    monkeypatch.setattr(zotero_sync, "_register", slow)
-    svc = get_services(app)
-    svc.syncer().start(str(z.root))
-    assert inside.wait(30)
-    svc.close()
-    assert not svc.syncer().state()["running"] and svc.syncer().state()["error"] is None
-    # it stopped after the PDF it was on (the library has two): registered, saved, and no full sync's save
-    state = load_state(svc.settings["INDEX_DIR"])
-    assert len(seen) == 1 and len(state["attachments"]) == 1 and "synced_at" not in state
-    svc.syncer().start(str(z.root))  # a stopping server starts no new sync
-    assert not svc.syncer().state()["running"]
 
 
 HOLD = """
@@ -383,25 +221,6 @@ def test_the_api_syncs_a_library_shows_it_and_checks_a_collection(client, app, z
     assert resp.status_code == 400 and resp.get_json()["error"]["code"] == "bad_request"
 
 
-def test_the_old_version_of_a_changed_file_goes_even_when_the_sync_was_interrupted(zot, library, tmp_path, monkeypatch):
-    z, ids = zot
-    monkeypatch.setattr(zotero_sync, "SAVE_EVERY", 1)  # the state written after every attachment
-    synced(library, tmp_path, z.root)
-    old = by_title(library)[FAVA_TITLE]["id"]
-    make_pdf(z.root / "storage" / ids["fava_pdf"] / "Mishra et al. - 2024 - FAVA.pdf", FAVA_PAGES + ["Appendix."])
-
-    def stop_after_fava(attachment):  # FAVA's new version registered and written down, the run stopped at the next
-        if attachment.key == ids["bridge_pdf"]:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        sync(library, tmp_path / "index", zotero.read(z.root), progress=stop_after_fava)
-    assert old in {d["id"] for d in library.list()}  # not removed yet: the run stopped first
-    report = synced(library, tmp_path, z.root)
-    assert old not in {d["id"] for d in library.list()} and by_title(library)[FAVA_TITLE]["pages"] == 4
-    assert (report.changed, report.unchanged, report.removed) == (0, 2, 0)
-
-
 def test_a_database_in_wal_mode_is_read_with_what_its_wal_holds(zot, tmp_path):
     z, _ = zot
     with closing(sqlite3.connect(z.db)) as open_elsewhere:  # while it is open, the new item stays in the WAL
@@ -412,21 +231,6 @@ def test_a_database_in_wal_mode_is_read_with_what_its_wal_holds(zot, tmp_path):
         assert (z.root / "zotero.sqlite-wal").stat().st_size > 0
         titles = {a.title for a in zotero.read(z.root).attachments}
     assert "Otters of the Northern Coast" in titles
-
-
-def test_a_users_own_failed_upload_stays_the_users_when_zotero_holds_the_same_pdf(zot, library, tmp_path):
-    """A PDF the user uploaded whose ingest failed is registered again by the sync (add_pdf takes a failed record
-    as new): it must stay the user's, so an item trashed in Zotero later does not take the user's document along."""
-    z, ids = zot
-    pdf = next((z.root / "storage" / ids["fava_pdf"]).glob("*.pdf")).read_bytes()
-    mine, _ = library.add_pdf(pdf, "mine.pdf")
-    library._records.update(mine["id"], status="failed")  # as an ingest stopped by a missing embedding model
-    first = synced(library, tmp_path, z.root)
-    assert first.added == 1  # the bridge only: the FAVA PDF was the user's already
-    assert library.get(mine["id"])["zotero"]["added"] is False
-    z.trash(ids["fava"])
-    sync(library, tmp_path / "index", zotero.read(z.root))
-    assert mine["id"] in {d["id"] for d in library.list()}
 
 
 def test_a_stored_file_name_cannot_climb_out_of_its_items_folder(tmp_path):

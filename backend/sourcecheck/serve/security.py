@@ -16,8 +16,10 @@ from typing import Any, cast
 from sourcecheck.errors import Forbidden, RateLimited, Unauthorized
 from sourcecheck.pdf import files
 
+MIN_TOKEN_CHARS = 16  # a kept token shorter than this was cut short: the generated ones have 43
+
 # The extension's Chrome id, fixed by the "key" in extension/manifest.json
-# (tests/unit/test_api.py checks the two agree).
+# (tests/unit/test_security.py checks the two agree).
 EXTENSION_ID = "angicnaghjngpjiciclbklheaikpcpmc"
 # Firefox and Safari give each install of an extension an origin of its own (a random UUID), so no id can be
 # pinned there: any such origin passes, and the bearer token, which only pairing hands out, guards the API.
@@ -33,16 +35,22 @@ log = logging.getLogger(__name__)
 
 
 def load_token(settings: Mapping[str, Any]) -> str:
-    """The bearer token: the TOKEN setting, else one generated once and kept in the index folder."""
-    if settings["TOKEN"]:
-        return settings["TOKEN"]
+    """The bearer token: the TOKEN setting, else one generated once and kept in the index folder. A token file left
+    empty or cut short (a crash or a full disk while it was written) is replaced: an empty token would let in any
+    request that sends "Bearer" alone."""
+    if str(settings["TOKEN"] or "").strip():
+        return str(settings["TOKEN"]).strip()
     path = Path(settings["INDEX_DIR"]) / "token"
     if path.exists():
-        return path.read_text().strip()
+        kept = path.read_text(errors="replace").strip()
+        if len(kept) >= MIN_TOKEN_CHARS:
+            return kept
     files.private_folder(path.parent)
     token = secrets.token_urlsafe(32)
-    path.write_text(token)
-    path.chmod(0o600)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".token-", suffix=".tmp")  # created 0600, then renamed
+    with os.fdopen(fd, "w") as f:
+        f.write(token)
+    os.replace(tmp, path)
     return token
 
 
@@ -116,6 +124,8 @@ class Guard:
 
     def is_valid(self, authorization: str | None) -> bool:
         scheme, _, token = (authorization or "").partition(" ")
+        if not self.token or not token.strip():  # no token is never a match, even for a server that has none
+            return False
         return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self.token.encode())
 
     def check_token(self, authorization: str | None) -> None:
