@@ -91,10 +91,7 @@ def fitted(data: Mapping[str, list[dict[str, Any]]], leave_out: str | None = Non
     """calibration.fit on the development sets, without the kind named leave_out, and fit_second beside it where the
     sets hold second reads."""
     units = [
-        (u, kind_of(n))
-        for n, us in data.items()
-        if not n.endswith(HELD_OUT) and kind_of(n) != leave_out
-        for u in us
+        (u, kind_of(n)) for n, us in data.items() if not n.endswith(HELD_OUT) and kind_of(n) != leave_out for u in us
     ]
     p, y, k = [u["p_raw"] for u, _ in units], [u["y"] for u, _ in units], [k for _, k in units]
     first = fit(p, y, k)
