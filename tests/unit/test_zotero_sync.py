@@ -102,6 +102,23 @@ def test_a_second_sync_adds_new_items_drops_deleted_ones_and_rereads_changed_fil
     assert len(load_state(tmp_path / "index")["attachments"]) == 1
 
 
+def test_a_file_that_reads_as_damaged_for_a_moment_keeps_its_document(zot, library, tmp_path):
+    """Overwritten mid-sync (Zotero rewriting it), FAVA's stored PDF read as pdf_corrupt, and the sync deleted its good
+    document and said it was gone from Zotero; it stays until a readable version comes, as a missing file's does."""
+    z, ids = zot
+    synced(library, tmp_path, z.root)
+    fava = by_title(library)[FAVA_TITLE]["id"]
+    fava_file = z.root / "storage" / ids["fava_pdf"] / "Mishra et al. - 2024 - FAVA.pdf"
+    good = fava_file.read_bytes()
+    fava_file.write_bytes(b"%PDF-1.7\n" + b"x" * 5000)
+    second = sync(library, tmp_path / "index", zotero.read(z.root))
+    assert second.removed == 0 and library.get(fava)["status"] == "ready"
+    assert [s["error"]["code"] for s in second.skipped if s["key"] == ids["fava_pdf"]] == ["pdf_corrupt"]
+    fava_file.write_bytes(good)  # written whole again: the same document, unchanged
+    third = synced(library, tmp_path, z.root)
+    assert (third.removed, third.changed) == (0, 0) and by_title(library)[FAVA_TITLE]["id"] == fava
+
+
 def test_a_pdf_the_user_uploads_after_zotero_added_it_stays_when_its_item_leaves_zotero(zot, library, tmp_path):
     z, ids = zot
     synced(library, tmp_path, z.root)

@@ -201,7 +201,9 @@ def _register(
         except (OSError, SourcecheckError) as e:
             error = e.to_dict() if isinstance(e, SourcecheckError) else {"code": "pdf_corrupt", "message": str(e)}
             report.skipped.append({"key": a.key, "title": a.title, "file": a.path.name, "error": error})
-            return None
+            # a file Zotero is writing reads as damaged for a moment: its document stays, as a missing file's does,
+            # until a readable version comes (or the item leaves Zotero)
+            return prev if doc is not None else None
         doc["zotero"] = {"added": True} if old is None else old.get("zotero")
         if prev and prev["doc"] != doc["id"]:
             report.changed += 1
