@@ -72,6 +72,15 @@ def test_a_check_is_limited_to_a_collection_and_its_subcollections(zot, library,
     assert [v["label"] for v in limited["verdicts"]] == ["supported", "unsupported"]
 
 
+def test_a_collection_whose_own_name_holds_a_slash_is_found_by_that_name(zot, library, tmp_path):
+    z, _ = zot
+    sql(z, "UPDATE collections SET collectionName = ? WHERE collectionName = ?", "Methods/Results", "Hallucination")
+    synced(library, tmp_path, z.root)
+    fava, index = by_title(library)[FAVA_TITLE]["id"], tmp_path / "index"
+    assert collection_documents(index, "Methods/Results", library) == [fava]  # was collection_not_found
+    assert collection_documents(index, "Thesis/Methods/Results", library) == [fava]
+
+
 def test_a_collection_cycle_and_deep_nesting_answer_with_every_collection(zot, client, app):
     z, ids = zot
     sql(z, "UPDATE collections SET parentCollectionID = ? WHERE collectionID = ?", ids["hallucination"], ids["thesis"])

@@ -77,7 +77,8 @@ def collection_documents(index_dir: str | Path, name: str, library: Library) -> 
     state = load_state(index_dir)
     cols = tree(state.get("collections", {}))
     paths = cols.paths
-    picked = {k for k, p in paths.items() if _norm(name) in (_norm(p), _norm(p.rsplit("/", 1)[-1]))}
+    names = state.get("collections", {})  # its own name may hold "/" ("Methods/Results"): not the path's tail
+    picked = {k for k, p in paths.items() if _norm(name) in (_norm(p), _norm(str(names.get(k, {}).get("name", ""))))}
     if not picked:
         known = ", ".join(sorted(paths.values())[:12]) or "none: sync Zotero first (`sourcecheck ingest --zotero`)"
         raise NotFound(
