@@ -151,9 +151,10 @@ def _events(
             yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 
     def first_read(job: Job) -> Score:
-        return score_sentence(
+        score = score_sentence(
             judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
         )
+        return _as_cited(score, cited[job.index])
 
     def score_one(job: Job) -> tuple[Job, Score]:
         try:
@@ -398,17 +399,31 @@ def _retrieve(
     return found
 
 
+def _as_cited(score: Score, cited: Sequence[dict[str, Any]]) -> Score:
+    """A sentence that cites a paper with a co-author the paper does not have is not supported as written, whatever
+    its words' support (_match_citations): amber, with the paper's authors on its card. A red one stays red."""
+    if score.label in ("supported", "uncertain") and any(c.get("not_authors") for c in cited):
+        return replace(score, label="unsupported")
+    return score
+
+
 def _match_citations(sentence: str, documents: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Citation markers in the sentence, each with the library document it names (or None)."""
+    """Citation markers in the sentence, each with the library document it names (or None): the one by its first
+    author in that year. A second author the marker names who is not among that document's authors is listed in
+    `not_authors` with the document's `authors` (FacTool's check of a citation against the real paper): the
+    sentence cites the paper with a co-author it does not have."""
     out = []
     for c in find_citations(sentence):
         match = next(
-            (
-                d["id"]
-                for d in documents
-                if d.get("year") == c.year and any(c.author.lower() in a.lower() for a in d.get("authors") or [])
-            ),
-            None,
+            (d for d in documents if d.get("year") == c.year and _among(c.author, d.get("authors") or [])), None
         )
-        out.append({"text": c.text, "document_id": match})
+        entry: dict[str, Any] = {"text": c.text, "document_id": match["id"] if match else None}
+        if match and c.coauthor and not _among(c.coauthor, match.get("authors") or []):
+            entry.update(authors=list(match["authors"]), not_authors=[c.coauthor])
+        out.append(entry)
     return out
+
+
+def _among(name: str, authors: Sequence[str]) -> bool:
+    """Whether a surname as a citation writes it is one of these authors' names ("Hothorn" in "Torsten Hothorn")."""
+    return any(name.lower() in a.lower() for a in authors)

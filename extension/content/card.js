@@ -15,7 +15,7 @@
     const info = el(doc, "div", "head-info");
     info.append(L.colourChip(el(doc, "span", "chip " + entry.label, L.LABEL_TEXT[entry.label] || entry.label), entry.label));
     // On every card with a score; where it disagrees with the label, with what decided instead (lib/labels.js pText).
-    const p = L.pText(entry.label, v.p_supported, v.conflict);
+    const p = L.pText(entry.label, v.p_supported, v.conflict, v.cited);
     if (p) info.append(el(doc, "span", "prob", p));
     const type = L.errorTypeText(v.error_type);
     if (type) {
@@ -128,9 +128,8 @@
     if (v.rereading) card.append(el(doc, "p", "critique pending", "Not sure yet: reading it again against each passage on its own…"));
     else if (v.critique) card.append(el(doc, "p", "critique", v.critique));
     else if (v.final === false) card.append(el(doc, "p", "critique pending", "Writing the critique…"));
-    // FacTool's citation check: a cited paper that is not in the library cannot back the sentence.
-    const missing = (Array.isArray(v.cited) ? v.cited : []).filter((c) => !c.document_id).map((c) => c.text);
-    if (missing.length) card.append(el(doc, "p", "note cited", `Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`));
+    // FacTool's citation check: a cited paper that is not in the library, or that has other authors, cannot back it.
+    for (const note of L.citedNotes(v.cited)) card.append(el(doc, "p", "note cited", note));
     if (entry.judge && entry.judge.calibrated === false) card.append(el(doc, "p", "note uncalibrated", L.UNCALIBRATED));
     card.append(evidence(doc, v, h.onOpenEvidence));
     // An uncertain sentence has no critique of its own to revise by: never a revision, whatever came.

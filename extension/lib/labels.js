@@ -96,12 +96,33 @@
 
   /** What a card says of P(supported): on every card that has one, so that no card lacks it for no reason a person can
    * see; where it disagrees with the label (showsP false), with what decided the label instead. null: no score. */
-  function pText(label, p, conflict) {
+  function pText(label, p, conflict, cited) {
     if (typeof p !== "number") return null;
     const shown = "P(supported) " + Math.round(p * 100) + "%";
     if (showsP(label, p)) return shown;
     if (conflict) return shown + ", overruled: the passage states another value";
+    if (wronglyCited(cited)) return shown + ", overruled: the cited paper has other authors";
     return shown + ", graded by the sensitivity setting";
+  }
+
+  /** Whether a citation of the sentence names a co-author its paper does not have (the backend's not_authors). */
+  function wronglyCited(cited) {
+    return (Array.isArray(cited) ? cited : []).some((c) => Array.isArray(c.not_authors) && c.not_authors.length);
+  }
+
+  /** What FacTool's citation check found, in sentences: cited papers not in the library, and co-authors a cited
+   * paper does not have ("Cites Mishra and Kleiber (2024), but that paper is by Abhika Mishra and Akari Asai."). */
+  function citedNotes(cited) {
+    const all = Array.isArray(cited) ? cited : [];
+    const notes = [];
+    const missing = all.filter((c) => !c.document_id).map((c) => c.text);
+    if (missing.length) notes.push(`Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`);
+    for (const c of all.filter((c) => c.document_id && Array.isArray(c.not_authors) && c.not_authors.length)) {
+      const authors = Array.isArray(c.authors) ? c.authors : [];
+      const by = authors.length > 1 ? authors.slice(0, -1).join(", ") + " and " + authors[authors.length - 1] : authors[0];
+      notes.push(`Cites ${c.text}, but that paper is by ${by || "other authors"}: ${c.not_authors.join(", ")} is not among them.`);
+    }
+    return notes;
   }
 
   /** Give a label's chip its colours from the table (set on the element: content/ui.css and sidepanel/sidepanel.css
@@ -131,7 +152,7 @@
 
   const api = {
     LABELS, VERDICTS, MARKED, LABEL_TEXT, LABEL_SHORT, ERROR_TYPES, UNCALIBRATED,
-    count, countsText, checkedCount, byDoubt, showsP, pText, isLabelWord, isKnown, colourChip, errorTypeText, errorTypeTitle,
+    count, countsText, checkedCount, byDoubt, showsP, pText, wronglyCited, citedNotes, isLabelWord, isKnown, colourChip, errorTypeText, errorTypeTitle,
   };
   root.SC = root.SC || {};
   root.SC.labels = api;

@@ -38,8 +38,7 @@
       lines.push(head, "", "> " + oneLine(s.text), "");
       if (v.error_type) lines.push(`- Error type: ${ERROR_TYPES[v.error_type] || v.error_type}`);
       if (v.critique) lines.push(`- Critique: ${oneLine(v.critique)}`);
-      const missing = (v.cited || []).filter((c) => !c.document_id).map((c) => c.text);
-      if (missing.length) lines.push(`- Cites ${missing.join(", ")}, not in your library`);
+      for (const note of L.citedNotes(v.cited)) lines.push(`- ${note}`);
       if (v.revised && v.revised !== s.text) lines.push(`- Suggested revision: ${oneLine(v.revised)}`);
       for (const e of v.evidence || []) {
         const where = [e.filename || e.document_id, e.page ? `p. ${e.page}` : ""].filter(Boolean).join(", ");

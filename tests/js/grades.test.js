@@ -52,6 +52,8 @@ test("every card with a score says it, and where the score disagrees with the la
   assert.equal(L.pText("unsupported", 0.62, null), "P(supported) 62%, graded by the sensitivity setting");
   assert.equal(L.pText("supported", 0.41, null), "P(supported) 41%, graded by the sensitivity setting");
   assert.equal(L.pText("skipped", null, null), null);
+  const wrong = [{ text: "Mishra and Kleiber (2024)", document_id: "d_1", authors: ["Abhika Mishra", "Akari Asai"], not_authors: ["Kleiber"] }];
+  assert.equal(L.pText("unsupported", 0.8, null, wrong), "P(supported) 80%, overruled: the cited paper has other authors");
   const win = dom("<div id=card></div>");
   const { fill } = load("content/card.js");
   const card = win.document.getElementById("card");
@@ -175,4 +177,14 @@ test("calibration goes through the API: start, progress, cancel", async () => {
   await c.cancelCalibration();
   assert.deepEqual(calls, [["POST", "/api/v1/calibrate", "Bearer tok"], ["GET", "/api/v1/calibrate", "Bearer tok"],
     ["DELETE", "/api/v1/calibrate", "Bearer tok"]]);
+});
+
+test("the citation check says which cited papers are missing and which have other authors than the sentence names", () => {
+  assert.deepEqual(L.citedNotes([{ text: "Nobody (1999)", document_id: null }, { text: "Mishra (2024)", document_id: "d_1" }]),
+    ["Cites Nobody (1999), which is not in your library."]);
+  assert.deepEqual(L.citedNotes([
+    { text: "Mishra and Kleiber (2024)", document_id: "d_1", authors: ["Abhika Mishra", "Akari Asai", "Yizhong Wang"], not_authors: ["Kleiber"] },
+  ]), ["Cites Mishra and Kleiber (2024), but that paper is by Abhika Mishra, Akari Asai and Yizhong Wang: Kleiber is not among them."]);
+  assert.deepEqual(L.citedNotes(undefined), []);
+  assert.equal(L.wronglyCited([{ text: "A (1)", document_id: "d", not_authors: [] }]), false);
 });

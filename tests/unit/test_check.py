@@ -140,6 +140,27 @@ def test_a_cited_paper_in_the_library_is_the_evidence(library, bridge_pdf):
     assert events[1]["cited"] == [{"text": "Nobody (1999)", "document_id": None}]
 
 
+def test_a_citation_naming_a_co_author_the_paper_does_not_have_is_not_supported(library):
+    """A new user's answer named a wrong co-author and was shown supported; the PDF's own authors settle it (the
+    metadata PyMuPDF reads: "Abhika Mishra, Akari Asai")."""
+    fava = next(d for d in library.list() if d["filename"] == "fava.pdf")
+    library._records.docs[fava["id"]]["year"] = 2023
+    right = list(check_text("Mishra and Asai (2023) generated 35,074 training instances.", library, judge()))[1]
+    assert right["cited"] == [{"text": "Mishra and Asai (2023)", "document_id": fava["id"]}]
+    assert right["label"] == "supported"
+    for text in (
+        "Mishra and Kleiber (2023) generated 35,074 training instances.",
+        "FAVA generated 35,074 training instances (Mishra & Kleiber, 2023).",
+    ):
+        wrong = list(check_text(text, library, judge()))[1]
+        (cited,) = wrong["cited"]
+        assert cited["document_id"] == fava["id"] and cited["not_authors"] == ["Kleiber"]
+        assert cited["authors"] == ["Abhika Mishra", "Akari Asai"]
+        assert wrong["label"] == "unsupported" and {e["document_id"] for e in wrong["evidence"]} == {fava["id"]}
+    red = list(check_text("Mishra and Kleiber (2023) generated 40,000 training instances.", library, judge()))[1]
+    assert red["label"] == "contradicted"  # a value the paper states otherwise stays red
+
+
 def test_a_text_without_claims_has_no_verdicts(library):
     events = list(check_text("Hello! Is this right?", library, judge()))
     assert [e["type"] for e in events] == ["sentences", "summary"]

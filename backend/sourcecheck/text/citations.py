@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 _NARRATIVE = re.compile(
-    r"\b([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?\s+\((\d{4})[a-z]?\)"
+    r"\b([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+))?\s+\((\d{4})[a-z]?\)"
 )
 _PAREN = re.compile(r"\(([^()]*?\b\d{4}[a-z]?)\)")
-_PAREN_ITEM = re.compile(r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][A-Za-z'’\-]+)?,?\s+(\d{4})[a-z]?")
+_PAREN_ITEM = re.compile(r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+))?,?\s+(\d{4})[a-z]?")
 _NAME_RUN = re.compile(r"[A-Za-z'’\-]+")  # what the name in the three patterns above is made of
 _NAME_START = re.compile(r"[A-Z]")
 _NAME_START_WORD = re.compile(r"\b[A-Z]")
@@ -27,13 +27,14 @@ class Citation:
     year: int
     start: int
     end: int
+    coauthor: str | None = None  # the second of two named authors ("Zeileis and Hothorn (2002)"), else None
 
 
 def find_citations(sentence: str) -> list[Citation]:
     """Author-year citation markers such as 'Benton (2010)' or '(Benton et al., 2010; Lee 2021)'."""
     found = []
     for m in _first_per_run(_NARRATIVE, _NAME_START_WORD, sentence):
-        found.append(Citation(m.group(0), m.group(1), int(m.group(2)), m.start(), m.end()))
+        found.append(Citation(m.group(0), m.group(1), int(m.group(3)), m.start(), m.end(), m.group(2)))
     starts = [c.start for c in found]
     for m in _PAREN.finditer(sentence):
         i = bisect_right(starts, m.start()) - 1  # the narrative citations are sorted and do not overlap
@@ -41,7 +42,9 @@ def find_citations(sentence: str) -> list[Citation]:
             continue
         for item in _first_per_run(_PAREN_ITEM, _NAME_START, m.group(1)):
             s = m.start(1) + item.start()
-            found.append(Citation(item.group(0), item.group(1), int(item.group(2)), s, m.start(1) + item.end()))
+            found.append(
+                Citation(item.group(0), item.group(1), int(item.group(3)), s, m.start(1) + item.end(), item.group(2))
+            )
     return sorted(found, key=lambda c: c.start)
 
 
