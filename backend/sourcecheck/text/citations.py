@@ -10,7 +10,9 @@ _NARRATIVE = re.compile(
     r"\b([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+))?\s+\((\d{4})[a-z]?\)"
 )
 _PAREN = re.compile(r"\(([^()]*?\b\d{4}[a-z]?)\)")
-_PAREN_ITEM = re.compile(r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+))?,?\s+(\d{4})[a-z]?")
+_PAREN_ITEM = re.compile(
+    r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+))?,?\s+(\d{4})[a-z]?"
+)
 _NAME_RUN = re.compile(r"[A-Za-z'’\-]+")  # what the name in the three patterns above is made of
 _NAME_START = re.compile(r"[A-Z]")
 _NAME_START_WORD = re.compile(r"\b[A-Z]")
