@@ -31,7 +31,7 @@ from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, SourcecheckE
 from sourcecheck.evidence import Evidence, EvidenceBlock, prompt_order, select_evidence, shortlist
 from sourcecheck.judging.explaining import explain
 from sourcecheck.judging.verdict import Score, decide
-from sourcecheck.text.citations import find_citations, keep_citations, strip_citations
+from sourcecheck.text.citations import NOT_A_NAME, find_citations, is_author, keep_citations, strip_citations
 from sourcecheck.text.sentences import Sentence, split_sentences
 from sourcecheck.zotero.view import with_links
 
@@ -211,7 +211,7 @@ def _events(
 
     def reread_one(item: tuple[Job, Score]) -> Score:
         job, score = item
-        return reread_sentence(judge, score, band2, job.candidates)
+        return _as_cited(reread_sentence(judge, score, band2, job.candidates), cited[job.index])
 
     with closing(ordered(reread_one, again, workers)) as rereads:
         for (job, _), score in zip(again, rereads):
@@ -408,22 +408,20 @@ def _as_cited(score: Score, cited: Sequence[dict[str, Any]]) -> Score:
 
 
 def _match_citations(sentence: str, documents: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Citation markers in the sentence, each with the library document it names (or None): the one by its first
-    author in that year. A second author the marker names who is not among that document's authors is listed in
-    `not_authors` with the document's `authors` (FacTool's check of a citation against the real paper): the
-    sentence cites the paper with a co-author it does not have."""
+    """Citation markers in the sentence, each with the library document it names (or None): one by its first author
+    in that year, and of those one by its second author too where the marker names two. When none of them has that
+    second author, the entry lists it in `not_authors` with the document's `authors` (FacTool's check of a citation
+    against the real paper): the sentence cites the paper with a co-author it does not have. Only against a list of
+    two or more authors: a PDF read as one author may have lost the others (names side by side, each over its
+    affiliation)."""
     out = []
     for c in find_citations(sentence):
-        match = next(
-            (d for d in documents if d.get("year") == c.year and _among(c.author, d.get("authors") or [])), None
-        )
+        by_first = [d for d in documents if d.get("year") == c.year and is_author(c.author, d.get("authors") or [])]
+        named = c.coauthor and c.coauthor.lower() not in NOT_A_NAME
+        both = [d for d in by_first if named and is_author(str(c.coauthor), d.get("authors") or [])]
+        match = next(iter(both or by_first), None)
         entry: dict[str, Any] = {"text": c.text, "document_id": match["id"] if match else None}
-        if match and c.coauthor and not _among(c.coauthor, match.get("authors") or []):
+        if match and named and not both and len(match.get("authors") or []) >= 2:
             entry.update(authors=list(match["authors"]), not_authors=[c.coauthor])
         out.append(entry)
     return out
-
-
-def _among(name: str, authors: Sequence[str]) -> bool:
-    """Whether a surname as a citation writes it is one of these authors' names ("Hothorn" in "Torsten Hothorn")."""
-    return any(name.lower() in a.lower() for a in authors)

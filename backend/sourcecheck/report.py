@@ -76,9 +76,7 @@ def markdown(result: Mapping[str, Any], title: str = "", url: str = "", checked_
             lines.append(f"- Error type: {ERROR_TYPES.get(v['error_type'], v['error_type'])}")
         if v.get("critique"):
             lines.append(f"- Critique: {' '.join(v['critique'].split())}")
-        missing = [c["text"] for c in v.get("cited") or [] if not c.get("document_id")]
-        if missing:
-            lines.append(f"- Cites {', '.join(missing)}, not in your library")
+        lines += [f"- {note}" for note in cited_notes(v.get("cited") or [])]
         if v.get("revised") and v["revised"] != s["text"]:
             lines.append(f"- Suggested revision: {' '.join(v['revised'].split())}")
         for e in v.get("evidence") or []:
@@ -93,3 +91,21 @@ def markdown(result: Mapping[str, Any], title: str = "", url: str = "", checked_
     if revised:
         lines += ["## Revised text", "", revised.strip(), ""]
     return "\n".join(lines)
+
+
+def cited_notes(cited: list[dict[str, Any]]) -> list[str]:
+    """What the citation check found, in sentences, as the card says it (extension/lib/labels.js citedNotes): cited
+    papers not in the library, and co-authors a cited paper does not have."""
+    notes = []
+    missing = [c["text"] for c in cited if not c.get("document_id")]
+    if missing:
+        notes.append(f"Cites {', '.join(missing)}, which {'are' if len(missing) > 1 else 'is'} not in your library.")
+    for c in cited:
+        if c.get("document_id") and c.get("not_authors"):
+            authors = list(c.get("authors") or [])
+            by = ", ".join(authors[:-1]) + " and " + authors[-1] if len(authors) > 1 else "".join(authors)
+            notes.append(
+                f"Cites {c['text']}, but that paper is by {by or 'other authors'}: "
+                f"{', '.join(c['not_authors'])} is not among them."
+            )
+    return notes

@@ -20,6 +20,7 @@ from sourcecheck.judging.calibration import fit_logistic as logistic
 
 from sourcecheck_eval import metrics
 from sourcecheck_eval.align import items, score_view
+from sourcecheck_eval.kept_aside import kept_aside
 
 # What the models read (signal names of judge.features). Chosen by leave-one-set-out on 40 records per
 # set (docs/quality.md): adding the evidence signals or the model's answers to other questions to the score
@@ -164,7 +165,9 @@ def fit_calibration(
     threshold: float = 0.5,
 ) -> dict[str, Any] | None:
     """A new calibration.json from all sets, and each set's number under the current calibration vs a fit
-    on the other sets. None when the cache lacks the answers the model needs (an older pipeline's)."""
+    on the other sets, the records kept aside left out (kept_aside.py). None when the cache lacks the answers the
+    model needs (an older pipeline's)."""
+    data = {n: [(rec, r) for rec, r in items if not kept_aside(rec["id"])] for n, items in data.items()}
     names = [n for n in data if data[n]]
     has = [v.get("features", {}) for n in names for _, r in data[n] for v in r["verdicts"]]
     if not has or not all(set(SCORE_FEATURES) <= set(f) for f in has):

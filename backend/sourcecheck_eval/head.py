@@ -23,6 +23,7 @@ import numpy.typing as npt
 from sourcecheck.judging.calibration import logit, sigmoid
 
 from sourcecheck_eval import metrics
+from sourcecheck_eval.kept_aside import kept_aside
 from sourcecheck_eval.records import unpack_state
 
 STRENGTHS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # L2 per unit of total (set-balanced) weight, tried in turn
@@ -58,8 +59,13 @@ def export(predictions: str | Path, out_dir: str | Path) -> list[Path]:
 
 
 def load(paths: Iterable[str | Path]) -> dict[str, dict[str, np.ndarray]]:
-    """{set name: arrays} from features files."""
-    return {Path(p).stem: dict(np.load(p)) for p in paths}
+    """{set name: arrays} from features files, without the records kept aside (kept_aside.py: never fitted on)."""
+    out = {}
+    for p in paths:
+        data = dict(np.load(p))
+        keep = np.array([not kept_aside(str(r)) for r in data["record"]], dtype=bool)
+        out[Path(p).stem] = {k: v[keep] if len(v) == len(keep) else v for k, v in data.items()}
+    return out
 
 
 def design(data: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -161,6 +161,23 @@ def test_a_citation_naming_a_co_author_the_paper_does_not_have_is_not_supported(
     assert red["label"] == "contradicted"  # a value the paper states otherwise stays red
 
 
+def test_a_co_author_is_looked_for_in_every_paper_of_that_author_and_year_and_only_a_full_list_settles_it(library):
+    docs = {d["filename"]: d for d in library.list()}
+    fava, bridge = docs["fava.pdf"], docs["bridge.pdf"]
+    library._records.docs[fava["id"]]["year"] = 2023
+    library._records.docs[bridge["id"]].update(year=2023, authors=["Abhika Mishra", "Hanna Kleiber"])
+    (other,) = list(check_text("Mishra and Kleiber (2023) measured the bridge.", library, judge()))[1]["cited"]
+    assert other == {"text": "Mishra and Kleiber (2023)", "document_id": bridge["id"]}  # her other paper that year
+    library._records.docs[bridge["id"]]["authors"] = ["Zoe Brandt"]
+    library._records.docs[fava["id"]]["authors"] = ["Abhika Mishra"]  # read as one name: the others may be lost
+    for text in (
+        "Mishra and Kleiber (2023) generated 35,074 training instances.",
+        "Mishra and Colleagues (2023) generated 35,074 training instances.",
+    ):
+        verdict = list(check_text(text, library, judge()))[1]
+        assert "not_authors" not in verdict["cited"][0] and verdict["label"] == "supported", text
+
+
 def test_a_text_without_claims_has_no_verdicts(library):
     events = list(check_text("Hello! Is this right?", library, judge()))
     assert [e["type"] for e in events] == ["sentences", "summary"]

@@ -32,3 +32,18 @@ def test_citations():
 def test_a_revision_gets_the_sentences_citations_back(sentence, revised, expected):
     assert strip_citations(sentence) != sentence
     assert keep_citations(sentence, revised) == expected
+
+
+def test_a_citation_of_two_authors_names_the_second_and_names_compare_as_whole_words_without_accents():
+    from sourcecheck.text.citations import is_author
+
+    found = find_citations("As Zeileis and Kleiber (2002) show, HC is fine (Lee & O’Brien, 2019; Smith et al., 2020).")
+    assert [(c.author, c.coauthor, c.year) for c in found] == [
+        ("Zeileis", "Kleiber", 2002),
+        ("Lee", "O’Brien", 2019),
+        ("Smith", None, 2020),
+    ]
+    assert is_author("Hothorn", ["Torsten Hothorn"]) and not is_author("Hothorn", ["Lena Hothornson"])
+    assert is_author("Muller", ["Anna Müller"]) and is_author("Mueller", ["Anna Müller"])
+    assert is_author("O’Brien", ["Mary O'Brien"]) and is_author("Waals", ["Johannes van der Waals"])
+    assert not is_author("Kleiber", []) and is_author("Smith-Jones", ["Ann Smith-Jones"])

@@ -107,3 +107,14 @@ def test_a_logistic_calibration_combines_the_signals_and_a_platt_one_reads_only_
     f = {"logit_p": 0.0, "numbers_missing": 1.0}
     assert scored(0.5, f, {"weights": weights, "bias": 0.0}) == pytest.approx(1 / (1 + 2.718281828**4), rel=1e-6)
     assert scored(0.8, f, {"a": 1.0, "b": 0.0}) == pytest.approx(0.8)
+
+
+def test_the_records_kept_aside_are_not_fitted_on(data, monkeypatch):
+    monkeypatch.setattr(fitting, "SCORE_FEATURES", ("logit_p", "overlap"))
+    before = fit_calibration(data, IDENTITY)["calibration"]
+    flipped = []
+    for record, result in data["one"][:40]:  # the same answers under a kept-aside id, every label turned over
+        labels = [{**x, "label": "unsupported" if x["label"] == "supported" else "supported"} for x in record["labels"]]
+        flipped.append(({**record, "id": "paper-q1", "labels": labels}, {**result, "id": "paper-q1"}))
+    after = fit_calibration({**data, "one": data["one"] + flipped}, IDENTITY)["calibration"]
+    assert after["weights"] == before["weights"] and after["fitted_on"] == before["fitted_on"]

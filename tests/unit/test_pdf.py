@@ -74,10 +74,14 @@ def test_a_year_older_than_a_work_the_paper_cites_is_not_its_own(tmp_path):
     doc = pymupdf.open(stream=data, filetype="pdf")
     doc.set_metadata({"creationDate": "D:20020315120000"})
     assert parse_pdf(doc.tobytes()).year == 2002  # not 1994; the file's date is the next witness
-    doc.set_metadata({"creationDate": "D:19980101120000"})
-    assert parse_pdf(doc.tobytes()).year is None  # no witness left that is not older than 2001: unknown, not wrong
     cited_later = [[((50, 50, 545, 200), first.replace("1994", "2003"), 10)], [((50, 50, 545, 200), later, 10)]]
     assert parse_pdf(write(tmp_path / "ok.pdf", cited_later)).year == 2003
+    # a forthcoming work a year newer is no bound; a plan's year past the file's date ("Vision 2030") is none either
+    plans = "As Roe (2020) and the Agenda (2030) suggest, boats count fewer otters."
+    pages = [[((50, 50, 545, 200), first.replace("1994", "2019"), 10)], [((50, 50, 545, 200), plans, 10)]]
+    doc = pymupdf.open(stream=write(tmp_path / "plans.pdf", pages), filetype="pdf")
+    doc.set_metadata({"creationDate": "D:20191201120000"})
+    assert parse_pdf(doc.tobytes()).year == 2019
 
 
 @pytest.mark.parametrize(

@@ -204,3 +204,13 @@ def test_a_comparison_made_from_its_other_side_is_no_conflict():
         "Aerial counts are more accurate than the counts made from boats along the shore.", [ev(BOATS)]
     )
     assert (found.kind, found.claim_value, found.source_value) == ("direction", "more", "less")
+    # the turn is the comparison's own: another direction word beside it still conflicts, and so does a negated one
+    claim = "Counts made from boats are more accurate than aerial counts, and otter numbers increased over the decade."
+    source = (
+        "Aerial counts are less accurate than the counts made from boats, and otter numbers decreased in the decade."
+    )
+    found = find_conflict(claim, [ev(source)])
+    assert (found.kind, found.claim_value, found.source_value) == ("direction", "increased", "decreased")
+    negated = "Aerial counts are not less accurate compared to the counts made from boats along the shore."
+    claim = "Counts made from boats are more accurate than aerial counts, the survey found."
+    assert find_conflict(claim, [ev(negated)]) is not None

@@ -42,6 +42,12 @@ RESULT = {
             "cited": [
                 {"text": "Izacard et al. (2022)", "document_id": None},
                 {"text": "Mishra (2024)", "document_id": "d1"},
+                {
+                    "text": "Mishra and Kleiber (2024)",
+                    "document_id": "d1",
+                    "authors": ["Abhika Mishra", "Akari Asai"],
+                    "not_authors": ["Kleiber"],
+                },
             ],
             "revised": None,
             "evidence": [
@@ -72,7 +78,8 @@ def test_the_report_lists_each_sentence_with_label_probability_critique_revision
     assert "- Evidence, fava.pdf, p. 2 (refutes): “we generate 35k training instances”" in md
     assert "## 3. Supported by your sources · P(supported) >99%" in md
     assert "- Evidence, fava.pdf, p. 3: “Contriever retrieves passages”" in md
-    assert "- Cites Izacard et al. (2022), not in your library" in md and "Mishra (2024)" not in md
+    assert "- Cites Izacard et al. (2022), which is not in your library." in md and "Mishra (2024)" not in md
+    assert "- Cites Mishra and Kleiber (2024), but that paper is by Abhika Mishra and Akari Asai: Kleiber" in md
     assert md.rstrip().endswith("## Revised text\n\nFAVA was trained on 35k instances.")
 
 

@@ -135,7 +135,7 @@ def test_the_token_is_the_setting_or_one_made_once_and_kept_in_a_private_file(se
     assert load_token({**settings, "TOKEN": ""}) == made  # the next start pairs with the same one
 
 
-@pytest.mark.parametrize("left", ["", "  \n", "abc"])
+@pytest.mark.parametrize("left", ["", "  \n", "abc", "\0" * 43, "é" * 20])
 def test_an_empty_or_cut_short_token_file_is_replaced_and_lets_nobody_in(settings, left):
     """A crash or a full disk while the token was written left an empty file: the token was "", and "Bearer" alone
     (or "Bearer ") was let in to every route."""

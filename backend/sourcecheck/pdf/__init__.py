@@ -3,6 +3,7 @@
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
 import pymupdf
 
@@ -11,7 +12,21 @@ from sourcecheck.pdf.layout import hidden_spans, page_texts, tessdata, visible_b
 from sourcecheck.text.citations import find_citations, strip_citations
 
 _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
-_LATEST = 2049  # the newest year _YEAR reads; a citation "(Smith, 2091)" is a typo, not a bound
+_LATEST = 2049  # the newest year _YEAR reads
+_MONTHS = {
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+}
 _NAME = re.compile(r"[A-Z][\w'’.-]+(?:\s+(?:[A-Z]\.|[A-Z][\w'’-]+|van|von|de|der|da|del|di|le|la)){1,3}")
 # arXiv's own stamp in the margin ("arXiv:2310.10627v1 [cs.CL] 16 Oct 2023"), not an arXiv id cited in the text
 _ARXIV = re.compile(r"arXiv:(\d\d)(?:0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?\s*\[[\w.-]+\]")
@@ -81,13 +96,13 @@ def parse_pdf(data: bytes, on_page: Callable[[int, int], object] | None = None) 
                 )
             raise PDFError("The PDF has no text that could be read, not even by OCR.", code="pdf_no_text")
         first = "\n".join(b[4] for b in visible_blocks(doc[0], pymupdf.TEXTFLAGS_TEXT) if b[6] == 0)
-        title, authors, year = _metadata(doc, first or pages[0], _newest_cited(pages))  # header: "Journal of X (2023)"
+        title, authors, year = _metadata(doc, first or pages[0], pages)  # with its header: "Journal of X (2023)"
         return ParsedPDF(pages=pages, title=title, authors=authors, year=year, ocr_pages=scanned)
     finally:
         doc.close()
 
 
-def _metadata(doc: pymupdf.Document, first_page_text: str, cited: int = 0) -> tuple[str, list[str], int | None]:
+def _metadata(doc: pymupdf.Document, first_page_text: str, pages: Sequence[str]) -> tuple[str, list[str], int | None]:
     meta = doc.metadata or {}
     lines = _first_lines(doc[0])
     size = max((line[1] for line in lines), default=0.0)
@@ -97,12 +112,28 @@ def _metadata(doc: pymupdf.Document, first_page_text: str, cited: int = 0) -> tu
     title = (meta.get("title") or "").strip() or largest
     author = (meta.get("author") or "").strip()
     authors = _names(author) or _names_under(lines[end : end + 3])
-    return title[:300], authors, _year(first_page_text, meta.get("creationDate") or "", authors, cited)
+    created = meta.get("creationDate") or ""
+    latest = (_created_year(created) or date.today().year) + 1  # a year past this is a plan ("Vision 2030"), or a typo
+    return title[:300], authors, _year(first_page_text, created, authors, _newest_cited(pages, latest), latest)
 
 
-def _newest_cited(pages: Sequence[str]) -> int:
-    """The year of the newest work the document cites (0 if none): a paper is not older than what it cites."""
-    return max((c.year for page in pages for c in find_citations(page) if c.year <= _LATEST), default=0)
+def _created_year(created: str) -> int | None:
+    made = _YEAR.fullmatch(created[2:6]) if created.startswith("D:") else None  # "D:20230927…"
+    return int(made.group(1)) if made else None
+
+
+def _newest_cited(pages: Sequence[str], latest: int = _LATEST) -> int:
+    """The year of the newest work the document cites (0 if none), up to latest, by a name that is no month: a paper
+    is not older than what it cites, give or take a forthcoming one ("(December 2019)" is a date, not a work)."""
+    return max(
+        (
+            c.year
+            for page in pages
+            for c in find_citations(page)
+            if c.year <= latest and c.author.lower() not in _MONTHS
+        ),
+        default=0,
+    )
 
 
 # "This vignette is a (slightly modified) version of Zeileis and Grothendieck (2005), published in …": when the names
@@ -131,11 +162,15 @@ def _names_under(lines: list[tuple[str, float]]) -> list[str]:
     return []
 
 
-def _year(first_page: str, created: str, authors: Sequence[str] = (), cited: int = 0) -> int | None:
+def _year(
+    first_page: str, created: str, authors: Sequence[str] = (), cited: int = 0, latest: int = _LATEST
+) -> int | None:
     """The paper's own year: its arXiv id, the year of the published article it is a version of, a dated line (©,
     published, proceedings…), the first year on page 1 that is not in a citation ("Smith et al. (2019)" names
-    another paper) and not older than the newest work it cites (cited: an edition or a dataset's year in the text),
-    else the file's creation date if that is not older either."""
+    another paper), not older than the newest work it cites less a year (cited: page 1's edition or data set's year
+    is not it; a forthcoming work may be a year newer) and not past latest, else the file's creation date if that is
+    not older either."""
+    floor = cited - 1
     arxiv = _ARXIV.search(first_page)
     if arxiv:
         return 2000 + int(arxiv.group(1))
@@ -147,11 +182,11 @@ def _year(first_page: str, created: str, authors: Sequence[str] = (), cited: int
     dated = _DATED.search(own)
     if dated:
         return int(dated.group(1))
-    found = next((int(y) for y in _YEAR.findall(own) if int(y) >= cited), None)
+    found = next((int(y) for y in _YEAR.findall(own) if floor <= int(y) <= latest), None)
     if found:
         return found
-    made = _YEAR.fullmatch(created[2:6]) if created.startswith("D:") else None  # "D:20230927…"
-    return int(made.group(1)) if made and int(made.group(1)) >= cited else None
+    made = _created_year(created)
+    return made if made and made >= floor else None
 
 
 def _first_lines(page: pymupdf.Page) -> list[tuple[str, float]]:

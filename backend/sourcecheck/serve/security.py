@@ -16,7 +16,7 @@ from typing import Any, cast
 from sourcecheck.errors import Forbidden, RateLimited, Unauthorized
 from sourcecheck.pdf import files
 
-MIN_TOKEN_CHARS = 16  # a kept token shorter than this was cut short: the generated ones have 43
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,}")  # a kept token: URL-safe, not cut short (the generated ones have 43)
 
 # The extension's Chrome id, fixed by the "key" in extension/manifest.json
 # (tests/unit/test_security.py checks the two agree).
@@ -43,14 +43,20 @@ def load_token(settings: Mapping[str, Any]) -> str:
     path = Path(settings["INDEX_DIR"]) / "token"
     if path.exists():
         kept = path.read_text(errors="replace").strip()
-        if len(kept) >= MIN_TOKEN_CHARS:
+        if _TOKEN.fullmatch(kept):  # not NULs a crash left, nor bytes a browser cannot send in a header
             return kept
     files.private_folder(path.parent)
     token = secrets.token_urlsafe(32)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".token-", suffix=".tmp")  # created 0600, then renamed
-    with os.fdopen(fd, "w") as f:
-        f.write(token)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(token)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before the rename: a crash leaves the old file or the whole new one
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return token
 
 

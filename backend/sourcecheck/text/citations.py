@@ -2,8 +2,9 @@
 numbered ones ("[3]", "[1, 4]") stripped from a sentence before it is checked and put back into its revision."""
 
 import re
+import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 _NARRATIVE = re.compile(
@@ -139,3 +140,22 @@ def _name_before(sentence: str, at: int) -> bool:
     while start and _NAME_CHAR.match(sentence, start - 1):
         start -= 1
     return _NAME_START.search(sentence, start, end - 1) is not None
+
+
+# What a citation may put where a second author goes without naming one ("Smith and Colleagues (2020)")
+NOT_A_NAME = {"colleagues", "coworkers", "co-workers", "others", "associates", "collaborators", "team"}
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_UMLAUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"})
+
+
+def _fold(name: str) -> str:
+    """A name as lower-case letters only, accents and apostrophes away: 'Müller' → 'muller', 'O’Brien' → 'obrien'."""
+    plain = unicodedata.normalize("NFKD", name)
+    return "".join(ch for ch in plain if ch.isalpha() and not unicodedata.combining(ch)).lower()
+
+
+def is_author(surname: str, authors: Sequence[str]) -> bool:
+    """Whether a surname as a citation writes it is a whole name word of one of these authors: 'Hothorn' of 'Torsten
+    Hothorn' (not of 'Hothornson'); 'Muller' and 'Mueller' of 'Anna Müller'; "O'Brien" of 'Mary O’Brien'."""
+    want = {_fold(surname), _fold(surname.translate(_UMLAUT))}
+    return any(_fold(w) in want or _fold(w.translate(_UMLAUT)) in want for a in authors for w in _NAME_WORD.findall(a))
