@@ -162,6 +162,44 @@ def test_a_card_names_a_cited_paper_that_is_not_in_the_library(ext, chat):
     assert "Cites Jones et al. (2020), which is not in your library." in ShadowUI.text(card)
 
 
+def test_a_card_names_the_authors_of_a_cited_paper_when_the_sentence_names_another(ext, chat, backend, pdf_dir):
+    """A new user's answer named a co-author the paper does not have and was shown supported: the PDF's own authors
+    settle it, on the card."""
+    from pdfs import make_pdf
+
+    otters = make_pdf(
+        pdf_dir / "otters.pdf",
+        ["Counting Otters. © 2023 Coast Press. Sea otters were counted from boats: 412 otters in 2021."],
+        title="Counting Otters",
+        author="Ann Fisher, Bo Lind",
+    )
+    doc = backend.wait_ready(backend.upload(otters)["id"])
+    try:
+        chat.evaluate("""() => {
+            const p = document.createElement('p'); p.id = 'coauthor';
+            p.textContent = 'Sea otters were counted from boats: 412 otters in 2021 (Fisher & Moss, 2023).';
+            document.querySelector('main').append(p);
+            getSelection().selectAllChildren(p);
+        }""")
+        assert check_done(ext, chat)["status"] == "done"
+        text = "Sea otters were counted from boats: 412 otters in 2021 (Fisher & Moss, 2023)."
+        wait_until(lambda: chat.evaluate(HIGHLIGHTS_JS).get("sourcecheck-unsupported") == [text], what="the mark")
+        at = chat.evaluate(
+            "() => { const r = [...CSS.highlights.get('sourcecheck-unsupported')][0].getClientRects()[0];"
+            " return [r.left + 10, (r.top + r.bottom) / 2]; }"
+        )
+        chat.mouse.click(*at)
+        card = wait_until(lambda: ShadowUI(chat).shown("card"), what="the card")
+        words = ShadowUI.text(card)
+        assert (
+            "Cites Fisher & Moss, 2023, but that paper is by Ann Fisher and Bo Lind: Moss is not among them."
+            in words
+        )
+        assert "overruled: the cited paper has other authors" in words
+    finally:
+        backend.request("DELETE", f"/documents/{doc['id']}")  # the session's library as the other tests expect it
+
+
 def test_a_scanned_pdf_is_read_and_the_viewer_says_why_it_cannot_highlight(ext, backend, pdf_dir):
     import urllib.parse
 
