@@ -192,8 +192,7 @@ def test_a_card_names_the_authors_of_a_cited_paper_when_the_sentence_names_anoth
         card = wait_until(lambda: ShadowUI(chat).shown("card"), what="the card")
         words = ShadowUI.text(card)
         assert (
-            "Cites Fisher & Moss, 2023, but that paper is by Ann Fisher and Bo Lind: Moss is not among them."
-            in words
+            "Cites Fisher & Moss, 2023, but that paper is by Ann Fisher and Bo Lind: Moss is not among them." in words
         )
         assert "overruled: the cited paper has other authors" in words
     finally:
