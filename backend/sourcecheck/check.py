@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, replace
@@ -150,11 +150,19 @@ def _events(
             shown = judge.show(claim, evidence, block)
             yield Job(s.index, claim, evidence, shown, [(h.document_id, h.text) for h in hits[s.index]])
 
+    by_citation: set[int] = set()  # sentences amber for a citation alone (_as_cited)
+
     def first_read(job: Job) -> Score:
         score = score_sentence(
             judge, job.claim, job.evidence, job.shown, job.candidates, options.decompose, options.sensitivity
         )
-        return _as_cited(score, cited[job.index])
+        return as_cited(job, score)
+
+    def as_cited(job: Job, score: Score) -> Score:
+        cited_as = _as_cited(score, cited[job.index])
+        if cited_as.label != score.label:
+            by_citation.add(job.index)
+        return cited_as
 
     def score_one(job: Job) -> tuple[Job, Score]:
         try:
@@ -211,7 +219,7 @@ def _events(
 
     def reread_one(item: tuple[Job, Score]) -> Score:
         job, score = item
-        return _as_cited(reread_sentence(judge, score, band2, job.candidates), cited[job.index])
+        return as_cited(job, reread_sentence(judge, score, band2, job.candidates))
 
     with closing(ordered(reread_one, again, workers)) as rereads:
         for (job, _), score in zip(again, rereads):
@@ -228,6 +236,8 @@ def _events(
         item: tuple[Job, Score],
     ) -> dict[str, Any]:  # the critique's prompt: the block as the last scoring prompt left it (shown_for)
         job, score = item
+        if job.index in by_citation:  # amber for its citation alone: the card says so, from the data
+            return citation_card(sentences[job.index].text, cited[job.index])
         try:
             return explain(judge, score, block.shown_for(job.shown))
         except SourcecheckError as e:
@@ -239,7 +249,7 @@ def _events(
         for (job, _), card in zip(later, cards):
             # the revision was written for the sentence without its citation markers (strip_citations): they go
             # back in, so that the card, Apply and Revise all keep "(1996)" and "[3]" where the sentence had them
-            if card.get("revised"):
+            if card.get("revised") and job.index not in by_citation:  # citation_card's is the whole sentence
                 card = {**card, "revised": keep_citations(sentences[job.index].text, card["revised"])}
             by_index[job.index] = {**by_index[job.index], **card, "final": True}
             yield dict(by_index[job.index])
@@ -410,18 +420,41 @@ def _as_cited(score: Score, cited: Sequence[dict[str, Any]]) -> Score:
 def _match_citations(sentence: str, documents: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Citation markers in the sentence, each with the library document it names (or None): one by its first author
     in that year, and of those one by its second author too where the marker names two. When none of them has that
-    second author, the entry lists it in `not_authors` with the document's `authors` (FacTool's check of a citation
-    against the real paper): the sentence cites the paper with a co-author it does not have. Only against a list of
-    two or more authors: a PDF read as one author may have lost the others (names side by side, each over its
-    affiliation)."""
+    second author, and each has a whole list of two or more authors (authors_listed: not page 1's first row of
+    names), the entry lists it in `not_authors` with the document's `authors` (FacTool's check of a citation against
+    the real paper): the sentence cites the paper with a co-author it does not have."""
     out = []
     for c in find_citations(sentence):
-        by_first = [d for d in documents if d.get("year") == c.year and is_author(c.author, d.get("authors") or [])]
-        named = c.coauthor and c.coauthor.lower() not in NOT_A_NAME
-        both = [d for d in by_first if named and is_author(str(c.coauthor), d.get("authors") or [])]
+        by_first = [d for d in documents if d.get("year") == c.year and is_author(c.author, _authors(d))]
+        named = c.coauthor is not None and c.coauthor.lower() not in NOT_A_NAME
+        both = [d for d in by_first if named and is_author(str(c.coauthor), _authors(d))]
         match = next(iter(both or by_first), None)
         entry: dict[str, Any] = {"text": c.text, "document_id": match["id"] if match else None}
-        if match and named and not both and len(match.get("authors") or []) >= 2:
-            entry.update(authors=list(match["authors"]), not_authors=[c.coauthor])
+        whole = all(d.get("authors_listed") and len(_authors(d)) >= 2 for d in by_first)
+        if match and named and not both and whole:
+            entry.update(authors=_authors(match), not_authors=[c.coauthor])
         out.append(entry)
     return out
+
+
+def _authors(document: Mapping[str, Any]) -> list[str]:
+    """A document's author names: Zotero gives "" for a creator with no name, a record edited by hand anything."""
+    names = document.get("authors")
+    return [a for a in names if isinstance(a, str) and a.strip()] if isinstance(names, list) else []
+
+
+def citation_card(text: str, cited: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The card of a sentence made unsupported by a citation alone (_as_cited), written from the data, not by the
+    model (which reads the sentence without its markers and would find it supported): the paper's authors, and for a
+    paper of two the sentence with its other author in the marker."""
+    c = next(c for c in cited if c.get("not_authors"))
+    authors, wrong = c["authors"], c["not_authors"][0]
+    by = ", ".join(authors[:-1]) + " and " + authors[-1] if len(authors) > 1 else authors[0]
+    critique = f"The sentence cites {c['text']}, but that paper in your library is by {by}: {wrong} is not among them."
+    first = c["text"].split()[0].rstrip(",")  # the marker opens with its first author: "Mishra & Kleiber, 2023"
+    others = [a for a in authors if not is_author(first, [a])]
+    revised = None
+    if len(authors) == 2 and len(others) == 1 and c["text"] in text:
+        surname = others[0].split()[-1]
+        revised = text.replace(c["text"], re.sub(r"\b" + re.escape(wrong) + r"\b", surname, c["text"], count=1), 1)
+    return {"critique": critique, "error_type": "entity", "revised": revised}

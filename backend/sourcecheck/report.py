@@ -93,19 +93,24 @@ def markdown(result: Mapping[str, Any], title: str = "", url: str = "", checked_
     return "\n".join(lines)
 
 
-def cited_notes(cited: list[dict[str, Any]]) -> list[str]:
-    """What the citation check found, in sentences, as the card says it (extension/lib/labels.js citedNotes): cited
-    papers not in the library, and co-authors a cited paper does not have."""
+def cited_notes(cited: Any) -> list[str]:
+    """What the citation check found, in sentences, as the card says it (extension/lib/labels.js citedNotes, line for
+    line, odd input included): cited papers not in the library, and co-authors a cited paper does not have."""
+    entries = [c for c in cited if isinstance(c, dict)] if isinstance(cited, list) else []
     notes = []
-    missing = [c["text"] for c in cited if not c.get("document_id")]
+    missing = [str(c.get("text") or "") for c in entries if not c.get("document_id")]
     if missing:
         notes.append(f"Cites {', '.join(missing)}, which {'are' if len(missing) > 1 else 'is'} not in your library.")
-    for c in cited:
-        if c.get("document_id") and c.get("not_authors"):
-            authors = list(c.get("authors") or [])
-            by = ", ".join(authors[:-1]) + " and " + authors[-1] if len(authors) > 1 else "".join(authors)
-            notes.append(
-                f"Cites {c['text']}, but that paper is by {by or 'other authors'}: "
-                f"{', '.join(c['not_authors'])} is not among them."
-            )
+    for c in entries:
+        wrong = c.get("not_authors")
+        if not c.get("document_id") or not isinstance(wrong, list) or not wrong:
+            continue
+        authors = (
+            [a for a in c.get("authors") or [] if isinstance(a, str)] if isinstance(c.get("authors"), list) else []
+        )
+        by = ", ".join(authors[:-1]) + " and " + authors[-1] if len(authors) > 1 else "".join(authors)
+        names = ", ".join(str(n) for n in wrong if isinstance(n, str))
+        notes.append(
+            f"Cites {c.get('text') or ''}, but that paper is by {by or 'other authors'}: {names} is not among them."
+        )
     return notes

@@ -167,6 +167,7 @@ def fit_calibration(
     """A new calibration.json from all sets, and each set's number under the current calibration vs a fit
     on the other sets, the records kept aside left out (kept_aside.py). None when the cache lacks the answers the
     model needs (an older pipeline's)."""
+    measured = data  # every record is scored; the fits see none kept aside
     data = {n: [(rec, r) for rec, r in items if not kept_aside(rec["id"])] for n, items in data.items()}
     names = [n for n in data if data[n]]
     has = [v.get("features", {}) for n in names for _, r in data[n] for v in r["verdicts"]]
@@ -179,8 +180,8 @@ def fit_calibration(
         score = fit_score(data, others, score_rows) if score_rows else None
         rows = stance_items(data, [name])
         per_set[name] = {
-            "current": primary(name, data, current, threshold),
-            "held_out_fit": primary(name, data, score, threshold) if score else None,
+            "current": primary(name, measured, current, threshold),
+            "held_out_fit": primary(name, measured, score, threshold) if score else None,
             "stance_items": len(rows),
             "stance_conflict": conflict_accuracy(rows) if rows and "conflict" in rows[0][0] else None,
         }

@@ -59,13 +59,14 @@ def export(predictions: str | Path, out_dir: str | Path) -> list[Path]:
 
 
 def load(paths: Iterable[str | Path]) -> dict[str, dict[str, np.ndarray]]:
-    """{set name: arrays} from features files, without the records kept aside (kept_aside.py: never fitted on)."""
-    out = {}
-    for p in paths:
-        data = dict(np.load(p))
-        keep = np.array([not kept_aside(str(r)) for r in data["record"]], dtype=bool)
-        out[Path(p).stem] = {k: v[keep] if len(v) == len(keep) else v for k, v in data.items()}
-    return out
+    """{set name: arrays} from features files."""
+    return {Path(p).stem: dict(np.load(p)) for p in paths}
+
+
+def _fittable(data: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A set's arrays without the records kept aside (kept_aside.py: measured, never fitted on)."""
+    keep = np.array([not kept_aside(str(r)) for r in data["record"]], dtype=bool)
+    return {k: v[keep] if isinstance(v, np.ndarray) and len(v) == len(keep) else v for k, v in data.items()}
 
 
 def design(data: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -74,7 +75,9 @@ def design(data: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 def fit(sets: Sequence[Mapping[str, np.ndarray]], strength: float) -> dict[str, Any]:
-    """A head fitted on these sets (each weighs the same): {"weights", "logit_weight", "bias"} on raw inputs."""
+    """A head fitted on these sets (each weighs the same; the records kept aside left out): {"weights",
+    "logit_weight", "bias"} on raw inputs."""
+    sets = [d for d in (_fittable(d) for d in sets) if len(d["y"])]
     X = np.vstack([design(d) for d in sets])
     y = np.concatenate([d["y"] for d in sets]).astype(float)
     w = np.concatenate([np.full(len(d["y"]), 1.0 / len(d["y"])) for d in sets])

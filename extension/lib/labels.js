@@ -113,14 +113,16 @@
   /** What FacTool's citation check found, in sentences: cited papers not in the library, and co-authors a cited
    * paper does not have ("Cites Mishra and Kleiber (2024), but that paper is by Abhika Mishra and Akari Asai."). */
   function citedNotes(cited) {
-    const all = Array.isArray(cited) ? cited : [];
+    const all = (Array.isArray(cited) ? cited : []).filter((c) => c && typeof c === "object");
     const notes = [];
-    const missing = all.filter((c) => !c.document_id).map((c) => c.text);
+    const missing = all.filter((c) => !c.document_id).map((c) => String(c.text || ""));
     if (missing.length) notes.push(`Cites ${missing.join(", ")}, which ${missing.length > 1 ? "are" : "is"} not in your library.`);
-    for (const c of all.filter((c) => c.document_id && Array.isArray(c.not_authors) && c.not_authors.length)) {
-      const authors = Array.isArray(c.authors) ? c.authors : [];
-      const by = authors.length > 1 ? authors.slice(0, -1).join(", ") + " and " + authors[authors.length - 1] : authors[0];
-      notes.push(`Cites ${c.text}, but that paper is by ${by || "other authors"}: ${c.not_authors.join(", ")} is not among them.`);
+    for (const c of all) {
+      if (!c.document_id || !Array.isArray(c.not_authors) || !c.not_authors.length) continue;
+      const authors = Array.isArray(c.authors) ? c.authors.filter((a) => typeof a === "string") : [];
+      const by = authors.length > 1 ? authors.slice(0, -1).join(", ") + " and " + authors[authors.length - 1] : authors.join("");
+      const names = c.not_authors.filter((n) => typeof n === "string").join(", ");
+      notes.push(`Cites ${c.text || ""}, but that paper is by ${by || "other authors"}: ${names} is not among them.`);
     }
     return notes;
   }

@@ -173,8 +173,9 @@ def test_a_card_names_the_authors_of_a_cited_paper_when_the_sentence_names_anoth
         title="Counting Otters",
         author="Ann Fisher, Bo Lind",
     )
-    doc = backend.wait_ready(backend.upload(otters)["id"])
+    doc = backend.upload(otters)
     try:
+        backend.wait_ready(doc["id"])
         chat.evaluate("""() => {
             const p = document.createElement('p'); p.id = 'coauthor';
             p.textContent = 'Sea otters were counted from boats: 412 otters in 2021 (Fisher & Moss, 2023).';

@@ -141,9 +141,10 @@ def test_a_cited_paper_in_the_library_is_the_evidence(library, bridge_pdf):
 
 
 def test_a_citation_naming_a_co_author_the_paper_does_not_have_is_not_supported(library):
-    """A new user's answer named a wrong co-author and was shown supported; the PDF's own authors settle it (the
-    metadata PyMuPDF reads: "Abhika Mishra, Akari Asai")."""
+    """A new user's answer named a wrong co-author and was shown supported; the PDF's own list of authors settles it
+    (its metadata, which PyMuPDF reads: "Abhika Mishra, Akari Asai"), and the card is written from it."""
     fava = next(d for d in library.list() if d["filename"] == "fava.pdf")
+    assert fava["authors_listed"] is True
     library._records.docs[fava["id"]]["year"] = 2023
     right = list(check_text("Mishra and Asai (2023) generated 35,074 training instances.", library, judge()))[1]
     assert right["cited"] == [{"text": "Mishra and Asai (2023)", "document_id": fava["id"]}]
@@ -152,30 +153,36 @@ def test_a_citation_naming_a_co_author_the_paper_does_not_have_is_not_supported(
         "Mishra and Kleiber (2023) generated 35,074 training instances.",
         "FAVA generated 35,074 training instances (Mishra & Kleiber, 2023).",
     ):
-        wrong = list(check_text(text, library, judge()))[1]
+        events = list(check_text(text, library, judge(), options=CheckOptions(revise=True)))
+        wrong = [e for e in events if e["type"] == "verdict"][-1]
         (cited,) = wrong["cited"]
         assert cited["document_id"] == fava["id"] and cited["not_authors"] == ["Kleiber"]
         assert cited["authors"] == ["Abhika Mishra", "Akari Asai"]
         assert wrong["label"] == "unsupported" and {e["document_id"] for e in wrong["evidence"]} == {fava["id"]}
+        assert "is by Abhika Mishra and Akari Asai: Kleiber is not among them" in wrong["critique"]
+        assert wrong["revised"] == text.replace("Kleiber", "Asai") == events[-1]["revised_text"]
     red = list(check_text("Mishra and Kleiber (2023) generated 40,000 training instances.", library, judge()))[1]
     assert red["label"] == "contradicted"  # a value the paper states otherwise stays red
 
 
-def test_a_co_author_is_looked_for_in_every_paper_of_that_author_and_year_and_only_a_full_list_settles_it(library):
+def test_a_co_author_is_looked_for_in_every_paper_of_that_author_and_year_and_only_a_whole_list_settles_it(library):
     docs = {d["filename"]: d for d in library.list()}
     fava, bridge = docs["fava.pdf"], docs["bridge.pdf"]
     library._records.docs[fava["id"]]["year"] = 2023
-    library._records.docs[bridge["id"]].update(year=2023, authors=["Abhika Mishra", "Hanna Kleiber"])
+    both = {"year": 2023, "authors": ["Abhika Mishra", "Hanna Kleiber"], "authors_listed": True}
+    library._records.docs[bridge["id"]].update(both)
     (other,) = list(check_text("Mishra and Kleiber (2023) measured the bridge.", library, judge()))[1]["cited"]
     assert other == {"text": "Mishra and Kleiber (2023)", "document_id": bridge["id"]}  # her other paper that year
-    library._records.docs[bridge["id"]]["authors"] = ["Zoe Brandt"]
-    library._records.docs[fava["id"]]["authors"] = ["Abhika Mishra"]  # read as one name: the others may be lost
-    for text in (
-        "Mishra and Kleiber (2023) generated 35,074 training instances.",
-        "Mishra and Colleagues (2023) generated 35,074 training instances.",
-    ):
-        verdict = list(check_text(text, library, judge()))[1]
-        assert "not_authors" not in verdict["cited"][0] and verdict["label"] == "supported", text
+    library._records.docs[bridge["id"]].update(authors=["Zoe Brandt"])
+    colleagues = list(check_text("Mishra and Colleagues (2023) generated 35,074 training instances.", library, judge()))
+    assert "not_authors" not in colleagues[1]["cited"][0] and colleagues[1]["label"] == "supported"
+    for listed, authors in ((False, ["Abhika Mishra", "Akari Asai"]), (True, ["Abhika Mishra", ""])):
+        # names read off page 1 may be its first row only; a blank creator is no author
+        library._records.docs[fava["id"]].update(authors=authors, authors_listed=listed)
+        verdict = list(check_text("Mishra and Kleiber (2023) generated 35,074 training instances.", library, judge()))[
+            1
+        ]
+        assert "not_authors" not in verdict["cited"][0] and verdict["label"] == "supported", authors
 
 
 def test_a_text_without_claims_has_no_verdicts(library):

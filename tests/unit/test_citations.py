@@ -47,3 +47,4 @@ def test_a_citation_of_two_authors_names_the_second_and_names_compare_as_whole_w
     assert is_author("Muller", ["Anna Müller"]) and is_author("Mueller", ["Anna Müller"])
     assert is_author("O’Brien", ["Mary O'Brien"]) and is_author("Waals", ["Johannes van der Waals"])
     assert not is_author("Kleiber", []) and is_author("Smith-Jones", ["Ann Smith-Jones"])
+    assert is_author("Ostergaard", ["Søren Østergaard"]) and is_author("Michalowski", ["Jan Michałowski"])

@@ -70,3 +70,12 @@ def test_sensitivity_thresholds_flag_the_shares_they_promise():
     t = head.sensitivity(y, p)
     assert np.mean(p[y == 1] < t["relaxed"]) <= 0.02 and np.mean(p[y == 1] < t["balanced"]) <= 0.10
     assert np.mean(p[y == 0] < t["strict"]) >= 0.85 and t["relaxed"] <= t["balanced"] <= t["strict"]
+
+
+def test_the_records_kept_aside_are_not_fitted_on(data):
+    before = head.fit([data["one"]], 1.0)
+    kept = {k: v.copy() for k, v in data["two"].items()}
+    kept["record"] = np.array(["paper-q1"] * len(kept["y"]))
+    kept["y"] = 1 - kept["y"]  # every label turned over: fitted on, it would move the head
+    after = head.fit([data["one"], kept], 1.0)
+    assert np.array_equal(after["weights"], before["weights"]) and after["bias"] == before["bias"]

@@ -214,3 +214,9 @@ def test_a_comparison_made_from_its_other_side_is_no_conflict():
     negated = "Aerial counts are not less accurate compared to the counts made from boats along the shore."
     claim = "Counts made from boats are more accurate than aerial counts, the survey found."
     assert find_conflict(claim, [ev(negated)]) is not None
+    # a negation of another use of the word is not the comparison's; a source with two opposites turns it all the same
+    claim = "Not more than 50 surveys were made; counts made from boats are more accurate than aerial counts."
+    assert find_conflict(claim, [ev(BOATS)]) is None
+    claim = "Counts made from boats are more accurate than aerial counts, the survey found."
+    fewer = "Aerial counts are less accurate compared to the counts made from boats, which found fewer otters."
+    assert find_conflict(claim, [ev(fewer)]) is None

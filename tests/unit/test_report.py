@@ -91,7 +91,14 @@ def test_the_side_panel_writes_the_same_report():
     )
     meta = {"title": META["title"], "url": META["url"], "checkedAt": META["checked_at"]}
     cancelled = {**RESULT, "verdicts": RESULT["verdicts"][:1], "summary": None}  # stopped before sentence 3
-    for result in (RESULT, {**RESULT, "summary": None}, {**RESULT, "verdicts": []}, cancelled):
+    odd = [  # citations of odd shapes: both reports say the same of them, neither fails
+        {"text": "A and B (2020)", "document_id": "d1", "authors": ["Ann A", None], "not_authors": ["B", None]},
+        {"text": "C and D (2021)", "document_id": "d1", "authors": "Cy C", "not_authors": "D"},
+        {"document_id": None},
+        "not an entry",
+    ]
+    strange = {**RESULT, "verdicts": [{**v, "cited": odd} for v in RESULT["verdicts"]]}
+    for result in (RESULT, {**RESULT, "summary": None}, {**RESULT, "verdicts": []}, cancelled, strange):
         js = subprocess.run(
             ["node", "-e", script, str(ROOT / "extension/lib/report.js")],
             input=json.dumps([result, meta]),

@@ -206,31 +206,31 @@ def direction_conflict(
         if (
             near >= DIRECTION_SHARED_WORDS
             and near >= (stated or {}).get(w, 0)
-            and not _turned(claim, sentence, w, rival)
+            and not _turned(claim, sentence, w, rivals)
         ):
             return "direction", w, rival
     return None
 
 
-def _turned(claim: str, sentence: str, word: str, rival: str) -> bool:
-    """Whether the sentence makes the claim's comparison (by word, the sentence's by rival) from its other side: "the
-    curve is more informative than the median" and "the median is less informative compared to the curve" say the
-    same. Not when either comparison is negated ("is not less informative")."""
+def _turned(claim: str, sentence: str, word: str, rivals: set[str]) -> bool:
+    """Whether the sentence makes the claim's comparison (by word, the sentence's by one of its rivals) from its other
+    side: "the curve is more informative than the median" and "the median is less informative compared to the curve"
+    say the same. Not when either comparison is negated ("is not less informative")."""
     ours, theirs = _sides(claim), _sides(sentence)
-    if not ours or not theirs or (ours[0][0], theirs[0][0]) != (word, rival) or ours[0][1] != theirs[0][1]:
+    if not ours or not theirs or ours[0][0] != word or theirs[0][0] not in rivals or ours[0][1] != theirs[0][1]:
         return False
-    if _negated_before(claim, word) or _negated_before(sentence, rival):
+    if _negated_before(claim, ours[3]) or _negated_before(sentence, theirs[3]):
         return False
     (_, left, right, _), (_, left2, right2, _) = ours, theirs
     left, right, left2, right2 = left - right, right - left, left2 - right2, right2 - left2  # a word on both sides
     return bool((right & left2 or left & right2) and not right & right2 and not left & left2)  # names neither
 
 
-def _negated_before(text: str, word: str) -> bool:
-    """Whether a negation stands within NEGATION_REACH words before the word's first use in the text."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    i = words.index(word) if word in words else -1
-    return i > 0 and any(negates(words, j) for j in range(max(0, i - NEGATION_REACH), i))
+def _negated_before(text: str, phrase: str) -> bool:
+    """Whether a negation stands within NEGATION_REACH words before the comparison phrase (as _sides gives it)."""
+    at = text.find(phrase)
+    words = [w.lower() for w in _WORD.findall(text[: max(at, 0)])][-NEGATION_REACH:]
+    return at >= 0 and any(negates(words, j) for j in range(len(words)))
 
 
 def _plain_words(text: str) -> dict[str, int]:

@@ -159,7 +159,12 @@ class Library:
             return self.get(doc_id)  # the server is stopping: left queued, resumed at the next start
         try:
             parsed = (read or (lambda: self._read(doc_id)))()
-            guessed: dict[str, Any] = {"title": parsed.title, "authors": parsed.authors, "year": parsed.year}
+            guessed: dict[str, Any] = {
+                "title": parsed.title,
+                "authors": parsed.authors,
+                "authors_listed": parsed.authors_listed,
+                "year": parsed.year,
+            }
             if self._records.docs.get(doc_id, {}).get("zotero"):
                 guessed = {}  # a Zotero item's own title, creators and year (set_metadata) outrank page 1's
             self._records.update(doc_id, pages=len(parsed.pages), **guessed)

@@ -24,6 +24,7 @@ def new_record(doc_id: str, filename: str, sha256: str | None, status: str = "qu
         "filename": filename,
         "title": "",
         "authors": [],
+        "authors_listed": False,  # a whole list (the PDF's metadata, Zotero's creators), not page 1's first row
         "year": None,
         "sha256": sha256,
         "pages": 0,

@@ -44,6 +44,7 @@ class ParsedPDF:
     authors: list[str] = field(default_factory=list)
     year: int | None = None
     ocr_pages: list[int] = field(default_factory=list)  # pages (from 1) read from their picture by OCR
+    authors_listed: bool = False  # the authors are the file's own list (its metadata), not names read off page 1
 
 
 def open_pdf(data: bytes, max_pages: int | None = None) -> pymupdf.Document:
@@ -96,13 +97,15 @@ def parse_pdf(data: bytes, on_page: Callable[[int, int], object] | None = None) 
                 )
             raise PDFError("The PDF has no text that could be read, not even by OCR.", code="pdf_no_text")
         first = "\n".join(b[4] for b in visible_blocks(doc[0], pymupdf.TEXTFLAGS_TEXT) if b[6] == 0)
-        title, authors, year = _metadata(doc, first or pages[0], pages)  # with its header: "Journal of X (2023)"
-        return ParsedPDF(pages=pages, title=title, authors=authors, year=year, ocr_pages=scanned)
+        title, authors, year, listed = _metadata(doc, first or pages[0], pages)  # header: "Journal of X (2023)"
+        return ParsedPDF(pages, title, authors, year, scanned, listed)
     finally:
         doc.close()
 
 
-def _metadata(doc: pymupdf.Document, first_page_text: str, pages: Sequence[str]) -> tuple[str, list[str], int | None]:
+def _metadata(
+    doc: pymupdf.Document, first_page_text: str, pages: Sequence[str]
+) -> tuple[str, list[str], int | None, bool]:
     meta = doc.metadata or {}
     lines = _first_lines(doc[0])
     size = max((line[1] for line in lines), default=0.0)
@@ -111,10 +114,18 @@ def _metadata(doc: pymupdf.Document, first_page_text: str, pages: Sequence[str])
     largest = " ".join(text for text, _ in lines[start:end])  # a title set over two lines is one title
     title = (meta.get("title") or "").strip() or largest
     author = (meta.get("author") or "").strip()
-    authors = _names(author) or _names_under(lines[end : end + 3])
+    listed = _names(author)  # the file's own list; the lines under the title may hold only its first row of names
+    authors = listed or _names_under(lines[end : end + 3])
     created = meta.get("creationDate") or ""
-    latest = (_created_year(created) or date.today().year) + 1  # a year past this is a plan ("Vision 2030"), or a typo
-    return title[:300], authors, _year(first_page_text, created, authors, _newest_cited(pages, latest), latest)
+    # A year past the file's date is a plan ("Vision 2030") or a typo; a file dated before the works it cites has a
+    # made-up date (reproducible builds stamp 1980) and is no witness
+    cap = date.today().year + 1
+    made = _created_year(created)
+    if made and made + 1 < _newest_cited(pages, cap):
+        made, created = None, ""
+    latest = (made or date.today().year) + 1
+    year = _year(first_page_text, created, authors, _newest_cited(pages, latest), latest)
+    return title[:300], authors, year, bool(listed)
 
 
 def _created_year(created: str) -> int | None:

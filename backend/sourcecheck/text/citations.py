@@ -146,11 +146,31 @@ def _name_before(sentence: str, at: int) -> bool:
 NOT_A_NAME = {"colleagues", "coworkers", "co-workers", "others", "associates", "collaborators", "team"}
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _UMLAUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"})
+# Letters NFKD leaves whole (no accent to take off): "Østergaard" is cited "Ostergaard", "Michałowski" "Michalowski"
+_PLAIN = str.maketrans(
+    {
+        "ø": "o",
+        "Ø": "O",
+        "ł": "l",
+        "Ł": "L",
+        "đ": "d",
+        "Đ": "D",
+        "æ": "ae",
+        "Æ": "Ae",
+        "œ": "oe",
+        "Œ": "Oe",
+        "ı": "i",
+        "þ": "th",
+        "Þ": "Th",
+        "ð": "d",
+        "Ð": "D",
+    }
+)
 
 
 def _fold(name: str) -> str:
     """A name as lower-case letters only, accents and apostrophes away: 'Müller' → 'muller', 'O’Brien' → 'obrien'."""
-    plain = unicodedata.normalize("NFKD", name)
+    plain = unicodedata.normalize("NFKD", name.translate(_PLAIN))
     return "".join(ch for ch in plain if ch.isalpha() and not unicodedata.combining(ch)).lower()
 
 

@@ -218,6 +218,7 @@ def _register(
     metadata = {
         "title": a.title or a.path.stem,
         "authors": list(a.authors),
+        "authors_listed": True,  # Zotero's creators: the item's whole list
         "year": a.year,
         "doi": a.doi,
         "zotero": {
