@@ -253,3 +253,17 @@ def make_more_hidden_text_pdf(path, rotate=0):
     doc.save(str(path))
     doc.close()
     return path
+
+
+def write_boxes(path, pages, rotate=0):
+    """A PDF from pages of (rect, text, fontsize) boxes (Helvetica), each page turned by rotate; returns its bytes."""
+    doc = pymupdf.open()
+    for boxes in pages:
+        page = doc.new_page()
+        for (x0, y0, x1, y1), text, size in boxes:  # tall enough for its lines
+            rect = pymupdf.Rect(x0, y0, x1, max(y1, y0 + 1.6 * size * (text.count("\n") + 1) + 2))
+            assert page.insert_textbox(rect, text, fontsize=size) >= 0, text
+        if rotate:
+            page.set_rotation(rotate)
+    doc.save(str(path))
+    return path.read_bytes()

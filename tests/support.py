@@ -53,3 +53,13 @@ def bridge_and_fava(fava_pdf, bridge_pdf, embed=None):
         doc, _ = lib.add_pdf(path.read_bytes(), path.name)
         lib.ingest(doc["id"])
     return lib
+
+
+def assert_error(resp, status, code):
+    """The one error shape (docs/api.md), with this status and code, from a Flask test client's response."""
+    body = resp.get_json()
+    assert resp.status_code == status, (resp.request.path, body)
+    assert resp.mimetype == "application/json"
+    assert set(body) == {"ok", "error", "status"} and set(body["error"]) == {"code", "message"}
+    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]

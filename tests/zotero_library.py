@@ -178,3 +178,19 @@ def standard_library(root, tmp):
     z.add_to(ids["hallucination"], ids["fava"])
     z.add_to(ids["bridges"], ids["bridge"])
     return z, ids
+
+
+def synced(library, tmp_path, data_dir):
+    """A sync into the library whose index is tmp_path / "index", then the ingest of what it queued (as the CLI
+    does); returns the sync's report."""
+    from sourcecheck import zotero
+    from sourcecheck.zotero.sync import sync
+
+    report = sync(library, tmp_path / "index", zotero.read(data_dir))
+    done = list(library.ingest_many(report.queued))
+    assert all(d["status"] == "ready" for d in done), done
+    return report
+
+
+def by_title(library):
+    return {d["title"]: d for d in library.list()}

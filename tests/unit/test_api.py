@@ -4,7 +4,7 @@ import time
 from sourcecheck.serve import machine
 from sourcecheck.serve.app import create_app
 from sourcecheck.serve.services import get_services
-from support import make_client
+from support import assert_error, make_client
 
 
 def upload(client, *paths):
@@ -17,14 +17,6 @@ def ready_library(client, app, *paths):
     docs = upload(client, *paths).get_json()["documents"]
     get_services(app).wait_idle()
     return docs
-
-
-def assert_error(resp, status, code):
-    body = resp.get_json()
-    assert resp.status_code == status, body
-    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code
-    assert set(body) == {"ok", "error", "status"} and set(body["error"]) == {"code", "message"}
-    assert body["error"]["message"]
 
 
 def test_check_streams_ndjson_in_order(client, app, fava_pdf, bridge_pdf):

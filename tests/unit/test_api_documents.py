@@ -3,21 +3,13 @@
 from pdfs import BRIDGE_PAGES, make_pdf
 from sourcecheck.serve.app import create_app
 from sourcecheck.serve.services import get_services
-from support import make_client
+from support import assert_error, make_client
 
 
 def upload(client, *paths):
     return client.post(
         "/api/v1/documents", data={"file": [(open(p, "rb"), p.name) for p in paths]}, content_type="multipart/form-data"
     )
-
-
-def assert_error(resp, status, code):
-    body = resp.get_json()
-    assert resp.status_code == status, body
-    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code
-    assert set(body) == {"ok", "error", "status"} and set(body["error"]) == {"code", "message"}
-    assert body["error"]["message"]
 
 
 def test_upload_list_get_file_delete(client, app, fava_pdf, bridge_pdf):

@@ -5,21 +5,13 @@ import pytest
 from sourcecheck.serve.app import create_app
 from sourcecheck.serve.security import new_pairing_code
 from sourcecheck.serve.services import Services, get_services
-from support import make_client
+from support import assert_error, make_client
 
 SCALE = {
     "judge": "fake:fake",
     "fitted_on": "the calibration set",
     "bands": {"relaxed": [0.2, 0.3], "balanced": [0.3, 0.5], "strict": [0.4, 0.7]},
 }
-
-
-def assert_error(resp, status, code):
-    body = resp.get_json()
-    assert resp.status_code == status, body
-    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code
-    assert set(body) == {"ok", "error", "status"} and set(body["error"]) == {"code", "message"}
-    assert body["error"]["message"]
 
 
 def test_health_is_open_and_reports_pairing(client, app):

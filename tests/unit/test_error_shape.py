@@ -5,18 +5,9 @@ import json
 import pytest
 from sourcecheck.serve.app import OPEN_ENDPOINTS
 from sourcecheck.serve.services import get_services
-from support import make_client
+from support import assert_error, make_client
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-
-
-def assert_shape(resp, status, code):
-    body = resp.get_json()
-    assert resp.status_code == status, (resp.request.path, body)
-    assert resp.mimetype == "application/json"
-    assert set(body) == {"ok", "error", "status"} and set(body["error"]) == {"code", "message"}
-    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
 
 
 def routes(app):
@@ -45,27 +36,27 @@ def test_every_route_fails_in_the_one_shape(app):
     foreign, swept = make_client(app, host="evil.example:8765"), 0
     for path, methods, has_id in routes(app):
         for method in methods:
-            assert_shape(foreign.open(path, method=method), 403, "host_not_allowed")
+            assert_error(foreign.open(path, method=method), 403, "host_not_allowed")
             web = client.open(path, method=method, headers={"Origin": "https://example.com"})
-            assert_shape(web, 403, "origin_not_allowed")
+            assert_error(web, 403, "origin_not_allowed")
             if path not in OPEN_ENDPOINTS:
-                assert_shape(anon.open(path, method=method), 401, "not_paired")
+                assert_error(anon.open(path, method=method), 401, "not_paired")
                 bad = client.open(path, method=method, headers={"Authorization": "Bearer wrong"})
-                assert_shape(bad, 401, "bad_token")
+                assert_error(bad, 401, "bad_token")
             if has_id:
-                assert_shape(client.open(path, method=method), 404, "document_not_found")
+                assert_error(client.open(path, method=method), 404, "document_not_found")
             failed = bad_input(client, path, method)
             if failed:
-                assert_shape(*failed)
+                assert_error(*failed)
             swept += 1
         wrong = next(m for m in METHODS if m not in methods)
-        assert_shape(client.open(path, method=wrong), 405, "method_not_allowed")
+        assert_error(client.open(path, method=wrong), 405, "method_not_allowed")
     assert swept >= 9  # every route was reached (health, pair, openapi, documents x2, document x2, file, check)
 
 
 @pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v1/documents/d_x/nope", "/nope"])
 def test_unknown_paths(client, path):
-    assert_shape(client.get(path), 404, "not_found")
+    assert_error(client.get(path), 404, "not_found")
 
 
 def test_an_unexpected_failure_mid_stream_is_an_error_event(client, app, bridge_pdf):

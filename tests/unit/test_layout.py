@@ -5,7 +5,7 @@ evidence, and the paper's own year rather than a cited one's."""
 import os
 
 import pytest
-from pdfs import PAPER_HEADER, make_pdf, make_two_column_pdf
+from pdfs import PAPER_HEADER, make_pdf, make_two_column_pdf, write_boxes
 from sourcecheck.library import Library
 from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.pdf import parse_pdf
@@ -107,27 +107,11 @@ def test_a_scan_is_read_by_ocr_and_a_check_is_supported_by_its_quote(tmp_path):
     assert "May 27, 1937" in verdict["evidence"][0]["quote"]
 
 
-def write(path, pages, rotate=0):
-    """A PDF from pages of (rect, text, fontsize) boxes (Helvetica); returns its bytes."""
-    import pymupdf
-
-    doc = pymupdf.open()
-    for boxes in pages:
-        page = doc.new_page()
-        for (x0, y0, x1, y1), text, size in boxes:  # tall enough for its lines
-            rect = pymupdf.Rect(x0, y0, x1, max(y1, y0 + 1.6 * size * (text.count("\n") + 1) + 2))
-            assert page.insert_textbox(rect, text, fontsize=size) >= 0, text
-        if rotate:
-            page.set_rotation(rotate)
-    doc.save(str(path))
-    return path.read_bytes()
-
-
 BODY = "The otters were counted in spring from two boats along the northern shore of the bay."
 
 
 def test_a_references_entry_in_the_contents_does_not_hide_the_body_and_an_appendix_is_kept(tmp_path):
-    data = write(
+    data = write_boxes(
         tmp_path / "report.pdf",
         [
             [
@@ -156,7 +140,7 @@ def test_a_references_entry_in_the_contents_does_not_hide_the_body_and_an_append
 
 
 def test_an_acknowledgements_heading_alone_drops_its_paragraph_only(tmp_path):
-    data = write(
+    data = write_boxes(
         tmp_path / "a.pdf",
         [
             [
@@ -172,7 +156,7 @@ def test_an_acknowledgements_heading_alone_drops_its_paragraph_only(tmp_path):
 
 
 def test_a_stray_block_beside_one_column_stays_in_its_place(tmp_path):
-    data = write(
+    data = write_boxes(
         tmp_path / "eq.pdf",
         [
             [
@@ -188,7 +172,7 @@ def test_a_stray_block_beside_one_column_stays_in_its_place(tmp_path):
 
 
 def test_a_rotated_page_is_read(tmp_path):
-    data = write(tmp_path / "rot.pdf", [[((50, 50, 545, 100), BODY, 11)]], rotate=90)
+    data = write_boxes(tmp_path / "rot.pdf", [[((50, 50, 545, 100), BODY, 11)]], rotate=90)
     assert BODY in flat(parse_pdf(data).pages[0])
 
 

@@ -1,6 +1,6 @@
 import pymupdf
 import pytest
-from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf
+from pdfs import BRIDGE_PAGES, FAVA_PAGES, make_pdf, write_boxes
 from sourcecheck import pdf
 from sourcecheck.errors import PDFError
 from sourcecheck.pdf import _names, _year, open_pdf, parse_pdf
@@ -9,22 +9,10 @@ BODY = "The otters were counted in spring from two boats along the northern shor
 TITLE = "Counting Sea Otters by Boat and by Air: a Comparison\nof Two Survey Methods"
 
 
-def write(path, pages):
-    """A PDF from pages of (rect, text, fontsize) boxes (Helvetica); returns its bytes."""
-    doc = pymupdf.open()
-    for boxes in pages:
-        page = doc.new_page()
-        for (x0, y0, x1, y1), text, size in boxes:  # tall enough for its lines
-            rect = pymupdf.Rect(x0, y0, x1, max(y1, y0 + 1.6 * size * (text.count("\n") + 1) + 2))
-            assert page.insert_textbox(rect, text, fontsize=size) >= 0, text
-    doc.save(str(path))
-    return path.read_bytes()
-
-
 def paper(path):
     """Page 1 of a paper: its title over two lines in a large font, its authors under it, a paragraph."""
     authors = "Ann Fisher and Bo Lind"
-    return write(
+    return write_boxes(
         path, [[((50, 50, 545, 100), TITLE, 16), ((50, 110, 545, 125), authors, 10), ((50, 140, 545, 260), BODY, 10)]]
     )
 
@@ -70,16 +58,16 @@ def test_a_year_older_than_a_work_the_paper_cites_is_not_its_own(tmp_path):
     (an edition, a data set), older than works it cites; a paper is not older than what it cites."""
     first = "Checking Otter Counts\nAnn Fisher and Bo Lind\nThe counts follow the survey manual of 1994 closely."
     later = "As Moss (1999) and Lind and Fisher (2001) showed, boats count fewer otters than planes do."
-    data = write(tmp_path / "news.pdf", [[((50, 50, 545, 200), first, 10)], [((50, 50, 545, 200), later, 10)]])
+    data = write_boxes(tmp_path / "news.pdf", [[((50, 50, 545, 200), first, 10)], [((50, 50, 545, 200), later, 10)]])
     doc = pymupdf.open(stream=data, filetype="pdf")
     doc.set_metadata({"creationDate": "D:20020315120000"})
     assert parse_pdf(doc.tobytes()).year == 2002  # not 1994; the file's date is the next witness
     cited_later = [[((50, 50, 545, 200), first.replace("1994", "2003"), 10)], [((50, 50, 545, 200), later, 10)]]
-    assert parse_pdf(write(tmp_path / "ok.pdf", cited_later)).year == 2003
+    assert parse_pdf(write_boxes(tmp_path / "ok.pdf", cited_later)).year == 2003
     # a forthcoming work a year newer is no bound; a plan's year past the file's date ("Vision 2030") is none either
     plans = "As Roe (2020) and the Agenda (2030) suggest, boats count fewer otters."
     pages = [[((50, 50, 545, 200), first.replace("1994", "2019"), 10)], [((50, 50, 545, 200), plans, 10)]]
-    doc = pymupdf.open(stream=write(tmp_path / "plans.pdf", pages), filetype="pdf")
+    doc = pymupdf.open(stream=write_boxes(tmp_path / "plans.pdf", pages), filetype="pdf")
     doc.set_metadata({"creationDate": "D:20191201120000"})
     assert parse_pdf(doc.tobytes()).year == 2019
     doc.set_metadata({"creationDate": "D:19800101000000"})  # a reproducible build's stamp: older than what it cites
@@ -194,7 +182,7 @@ def test_without_a_year_on_page_one_the_file_s_creation_date_is_used_unless_olde
 
 def test_a_cited_year_past_2049_is_a_typo_and_does_not_hide_the_papers_year(tmp_path):
     first = "Checking Otter Counts\nAnn Fisher and Bo Lind\nThe counts follow the survey manual of 2003."
-    data = write(
+    data = write_boxes(
         tmp_path / "typo.pdf", [[((50, 50, 545, 200), first, 10)], [((50, 50, 545, 200), "As Moss (2091) showed.", 10)]]
     )
     assert parse_pdf(data).year == 2003

@@ -22,18 +22,10 @@ from sourcecheck.serve.security import (
     new_pairing_code,
     read_pairing,
 )
-from support import TOKEN, make_client
+from support import TOKEN, assert_error, make_client
 
 EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the manifest key fixes
 FIREFOX = "moz-extension://6d2b9a1e-0000-4000-8000-000000000001"
-
-
-def assert_error(resp, status, code):
-    body = resp.get_json()
-    assert resp.status_code == status, body
-    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code
-    assert set(body) == {"ok", "error", "status"} and set(body["error"]) == {"code", "message"}
-    assert body["error"]["message"]
 
 
 def guard(settings, **more):

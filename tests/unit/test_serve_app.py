@@ -8,20 +8,11 @@ from pathlib import Path
 import pytest
 from sourcecheck.serve.app import MIN_JSON_BYTES, create_app
 from sourcecheck.serve.services import get_services
-from support import make_client
+from support import assert_error, make_client
 from werkzeug.exceptions import HTTPException, abort
 
 EXT = "chrome-extension://angicnaghjngpjiciclbklheaikpcpmc"  # the id the manifest key fixes
 FIREFOX = "moz-extension://6d2b9a1e-0000-4000-8000-000000000001"
-
-
-def assert_error(resp, status, code):
-    body = resp.get_json()
-    assert resp.status_code == status, (resp.request.path, body)
-    assert resp.mimetype == "application/json"
-    assert set(body) == {"ok", "error", "status"} and set(body["error"]) == {"code", "message"}
-    assert body["ok"] is False and body["status"] == status and body["error"]["code"] == code
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
 
 
 @pytest.fixture

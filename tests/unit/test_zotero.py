@@ -18,8 +18,7 @@ from sourcecheck.library import Library
 from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.serve.services import get_services
-from sourcecheck.zotero.sync import sync
-from zotero_library import FAVA_TITLE, standard_library
+from zotero_library import FAVA_TITLE, by_title, standard_library, synced
 
 CITING = "Mishra et al. (2024) fine-tuned the editor model from Llama2-Chat 7B."
 
@@ -34,18 +33,6 @@ def library(tmp_path):
     lib = Library(tmp_path / "index", HashEmbedding())
     yield lib
     lib.close()
-
-
-def synced(library, tmp_path, data_dir):
-    """A sync, then the ingest of what it queued (as the CLI does)."""
-    report = sync(library, tmp_path / "index", zotero.read(data_dir))
-    done = list(library.ingest_many(report.queued))
-    assert all(d["status"] == "ready" for d in done), done
-    return report
-
-
-def by_title(library):
-    return {d["title"]: d for d in library.list()}
 
 
 def test_a_zotero_library_is_read_with_each_attachments_item_metadata(zot):

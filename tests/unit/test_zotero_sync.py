@@ -15,7 +15,7 @@ from sourcecheck.serve.services import get_services
 from sourcecheck.zotero import sync as zotero_sync
 from sourcecheck.zotero.sync import STATE, Syncer, check_same_library, cite, load_state, skip_reason, sync
 from sourcecheck.zotero.view import status
-from zotero_library import FAVA_TITLE, standard_library
+from zotero_library import FAVA_TITLE, by_title, standard_library, synced
 
 
 @pytest.fixture
@@ -28,18 +28,6 @@ def library(tmp_path):
     lib = Library(tmp_path / "index", HashEmbedding(), max_file_mb=1)  # 1 MB a file: a sparse file passes it
     yield lib
     lib.close()
-
-
-def synced(library, tmp_path, data_dir):
-    """A sync, then the ingest of what it queued (as the CLI does)."""
-    report = sync(library, tmp_path / "index", zotero.read(data_dir))
-    done = list(library.ingest_many(report.queued))
-    assert all(d["status"] == "ready" for d in done), done
-    return report
-
-
-def by_title(library):
-    return {d["title"]: d for d in library.list()}
 
 
 def attachment(path, content_type="application/pdf", link_mode=zotero.LINKED):

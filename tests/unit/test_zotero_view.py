@@ -17,7 +17,7 @@ from sourcecheck.serve.services import get_services
 from sourcecheck.zotero import sync as zotero_sync
 from sourcecheck.zotero.sync import sync
 from sourcecheck.zotero.view import collection_documents, limit_to_collection, status, tree, with_links
-from zotero_library import FAVA_TITLE, standard_library
+from zotero_library import FAVA_TITLE, by_title, standard_library, synced
 
 
 @pytest.fixture
@@ -30,18 +30,6 @@ def library(tmp_path):
     lib = Library(tmp_path / "index", HashEmbedding())
     yield lib
     lib.close()
-
-
-def synced(library, tmp_path, data_dir):
-    """A sync, then the ingest of what it queued (as the CLI does)."""
-    report = sync(library, tmp_path / "index", zotero.read(data_dir))
-    done = list(library.ingest_many(report.queued))
-    assert all(d["status"] == "ready" for d in done), done
-    return report
-
-
-def by_title(library):
-    return {d["title"]: d for d in library.list()}
 
 
 def sql(z, statement, *args):
