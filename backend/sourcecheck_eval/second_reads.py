@@ -5,6 +5,8 @@ own aligned sentences, beside the first read and the product's second read (each
     python -m sourcecheck_eval.second_reads read OUT.jsonl RUN_DIR...   # the real judge; resumes, a row a sentence
     python -m sourcecheck_eval.second_reads report OUT.jsonl            # AUROC within the band, 95 % intervals
 
+The rows measured on 2026-12-06 are in tests/data/features/second_reads_dev.jsonl.gz (`report` reads it as is).
+
 Only development halves and no record kept aside; sentences whose first P(supported) lies within the shipped
 balanced band widened by WIDEN on each side. Measured, not shipped (docs/quality.md).
 """
@@ -12,6 +14,7 @@ balanced band widened by WIDEN on each side. Measured, not shipped (docs/quality
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import sys
@@ -126,7 +129,8 @@ READS: dict[str, Callable[[dict[str, Any]], float]] = {
 
 
 def report(path: Path, resamples: int = 1000) -> str:
-    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    rows = [json.loads(line) for line in text.splitlines()]
     rng = np.random.default_rng(0)
     lines = []
     for kind in sorted({r["key"][0].removesuffix("-dev") for r in rows}):
