@@ -19,6 +19,7 @@ import json
 import math
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,10 @@ def in_band(run: str | Path) -> Iterator[tuple[list[Any], str, int, dict[str, An
             verdicts = {v["index"]: v for v in result["verdicts"]}
             texts = {s["index"]: s["text"] for s in result["sentences"]}
             found = align([x["text"] for x in labelled], record["text"], result["sentences"], result["verdicts"])
+            shared = Counter(parts[0] for parts, reason in found if not reason and len(parts) == 1)
             for x, (parts, reason) in zip(labelled, found):
+                if not reason and len(parts) == 1 and shared[parts[0]] > 1:
+                    continue  # a checked sentence merged from two labelled ones: their labels may disagree
                 v = verdicts[parts[0]] if not reason and len(parts) == 1 else None
                 if v is None or v.get("read") is None or v["label"] == "contradicted":
                     continue
@@ -80,6 +84,13 @@ def in_band(run: str | Path) -> Iterator[tuple[list[Any], str, int, dict[str, An
                 yield [name, record["id"], parts[0]], claim, int(x.get("y", gold(x))), v, evidence
 
 
+def aligned_read(judge: Any, claim: str, evidence: Sequence[Evidence]) -> float:
+    """P(Yes) of the claim against its aligned source sentences. evidence: most relevant first, as the prompt builder
+    takes it to point at the best excerpt; the sentences shown in the prompt's order (aligned.py keeps it)."""
+    shown = aligned(claim, prompt_order(evidence))
+    return float(judge.p_yes(claim, evidence, shown))
+
+
 def read(out: Path, runs: Sequence[str]) -> None:
     from sourcecheck.config import load_settings
     from sourcecheck.judging.judge import Judge
@@ -94,24 +105,20 @@ def read(out: Path, runs: Sequence[str]) -> None:
                 if tuple(key) in done:
                     continue
                 started = time.monotonic()
-                shown = aligned(claim, prompt_order(evidence))  # aligned.py takes and keeps the prompt's order
                 parts = judge.decompose(claim) if len(claim.split()) > 12 else [claim]
-                p_parts = []
-                for part in parts:
-                    mine = aligned(part, prompt_order(evidence))
-                    p_parts.append(judge.p_yes(part, mine, mine))
                 row = {
                     "key": key,
                     "y": y,
                     "p_raw": v["p_raw"],
                     "alone": v.get("alone"),
-                    "aligned": judge.p_yes(claim, shown, shown),
+                    "aligned": aligned_read(judge, claim, evidence),
                     "parts": parts,
-                    "p_parts_aligned": p_parts,
+                    "p_parts_aligned": [aligned_read(judge, part, evidence) for part in parts],
                     "s": round(time.monotonic() - started, 1),
                 }
                 f.write(json.dumps(row) + "\n")
                 f.flush()
+                done.add(tuple(key))
 
 
 def _logit(p: float) -> float:

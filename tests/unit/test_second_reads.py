@@ -27,3 +27,23 @@ def test_the_report_ranks_each_way_of_reading_per_kind(tmp_path):
         assert "(20 sentences, 10 errors)" in line
         assert "each passage alone, best (shipped) 100.0" in line and "aligned sentences 0.0" in line
         assert "atomic claims on their aligned sentences, lowest 100.0" in line
+
+
+def test_the_aligned_read_shows_the_best_sentence_nearest_the_claim_and_points_at_nothing_else():
+    """The prompt builder takes evidence most relevant first; given the prompt's order it pointed the judge at the
+    least relevant excerpt ("(The excerpt most relevant to the claim is [1].)") in 92 of 112 measured sentences."""
+    from sourcecheck.evidence import Evidence
+    from sourcecheck.judging.judge import Judge
+    from sourcecheck.llm.fake import FakeModel
+    from sourcecheck_eval.second_reads import aligned_read
+
+    best = "Sea otters were counted from boats: 412 otters in 2021."
+    other = "The survey boats left the harbour at dawn. Otters also rest on kelp."
+    evidence = [Evidence("d", "a.pdf", 2, best, best, 0.9), Evidence("d", "a.pdf", 5, other, other, 0.2)]
+    model = FakeModel()
+    aligned_read(Judge(model), "Surveyors counted 412 otters from boats in 2021.", evidence)
+    (prompt,) = [m[-1]["content"] for kind, m in model.history if kind == "choose"]
+    excerpts = [line for line in prompt.splitlines() if line.startswith("[")]
+    assert "412 otters" in excerpts[-1]  # nearest the claim
+    pointer = [line for line in prompt.splitlines() if "most relevant to the claim" in line]
+    assert not pointer or f"[{len(excerpts)}]" in pointer[0]
