@@ -125,6 +125,14 @@ def test_cancel_stops_the_check_and_the_next_one_runs(ext, chat, pdf_dir, tmp_pa
         text = ShadowUI.text(toast)
         assert " s" in text.split("·")[1], text  # the time so far
         chat.screenshot(path=str(artifacts / "progress-toast.png"))
+
+        def flagged_now():
+            lc = ext.last_check() or {}
+            return [s for s in lc.get("sentences") or [] if s["label"] in ("contradicted", "unsupported")]
+
+        # every verdict in, critiques under way (2 s each): on a loaded machine the scoring can still be running when
+        # the toast first shows, and a cancel then stops it before the third flagged verdict (CI beside a model run)
+        wait_until(lambda: len(flagged_now()) == 3, what="the three flagged verdicts")
         ui.click(ui.find("action")[0])
         wait_until(lambda: (t := ui.shown("toast")) and "cancelled" in ShadowUI.text(t), what="the cancelled toast")
         cancelled = wait_until(
