@@ -15,7 +15,7 @@ import argparse
 import gzip
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,17 +36,18 @@ LICENCES = {
 }
 
 
-def answers_of(run: str | Path) -> list[dict[str, Any]]:
-    """Every answer of a run's development sets as {"kind", "id", "sentences": [{"claim", "y", "evidence"}]}: the
-    labelled sentences that map onto one checked sentence each, in the order the check scored them; each sentence's
-    evidence as the run read it (`read`: most relevant first, as every evidence list is)."""
+def dev_answers(
+    run: str | Path, kinds: Collection[str] | None = None
+) -> Iterator[tuple[str, dict[str, Any], dict[str, Any], list[tuple[Any, ...]], bool]]:
+    """Each development answer of a run (of these kinds) that is not kept aside: (set name, record, the run's cached
+    result, [(labelled sentence, the checked sentences it maps onto, why not)], whether the run kept evidence lists
+    the old way round)."""
     run = Path(run)
     report = json.loads((run / "results.json").read_text())
     # a run from before evidence lists were most relevant first kept them the other way round
     turned = report.get("evidence_order") != "most relevant first"
-    out = []
     for name, ds in report["datasets"].items():
-        if name.endswith(HELD_OUT) or kind_of(name) not in LICENCES:
+        if name.endswith(HELD_OUT) or (kinds is not None and kind_of(name) not in kinds):
             continue
         records = {r["id"]: r for r in load_records(ds["file"])}
         for line in (run / "cache" / f"{name}-{report['fingerprint']}.jsonl").read_text().splitlines():
@@ -59,23 +60,32 @@ def answers_of(run: str | Path) -> list[dict[str, Any]]:
                 for x in record["labels"]
                 if x["level"] in ("sentence", "claim") and "sentence_index" not in x and gold(x) is not None
             ]
-            verdicts = {v["index"]: v for v in result["verdicts"]}
-            texts = {s["index"]: s["text"] for s in result["sentences"]}
-            found = {}
-            aligned = align([x["text"] for x in labelled], record["text"], result["sentences"], result["verdicts"])
-            for x, (parts, reason) in zip(labelled, aligned):
-                if not reason and len(parts) == 1 and verdicts[parts[0]].get("read") is not None:
-                    found[parts[0]] = int(x.get("y", gold(x)))
-            sentences = [
-                {
-                    "claim": strip_citations(texts[i]),
-                    "y": found[i],
-                    "evidence": verdicts[i]["read"][::-1] if turned else verdicts[i]["read"],
-                }
-                for i in sorted(found)
-            ]
-            if sentences:
-                out.append({"kind": kind_of(name), "id": record["id"], "sentences": sentences})
+            found = align([x["text"] for x in labelled], record["text"], result["sentences"], result["verdicts"])
+            yield name, record, result, [(x, parts, reason) for x, (parts, reason) in zip(labelled, found)], turned
+
+
+def answers_of(run: str | Path) -> list[dict[str, Any]]:
+    """Every answer of a run's development sets as {"kind", "id", "sentences": [{"claim", "y", "evidence"}]}: the
+    labelled sentences that map onto one checked sentence each, in the order the check scored them; each sentence's
+    evidence as the run read it (`read`: most relevant first, as every evidence list is)."""
+    out = []
+    for name, record, result, mapped, turned in dev_answers(run, LICENCES):
+        verdicts = {v["index"]: v for v in result["verdicts"]}
+        texts = {s["index"]: s["text"] for s in result["sentences"]}
+        found = {}
+        for x, parts, reason in mapped:
+            if not reason and len(parts) == 1 and verdicts[parts[0]].get("read") is not None:
+                found[parts[0]] = int(x.get("y", gold(x)))
+        sentences = [
+            {
+                "claim": strip_citations(texts[i]),
+                "y": found[i],
+                "evidence": verdicts[i]["read"][::-1] if turned else verdicts[i]["read"],
+            }
+            for i in sorted(found)
+        ]
+        if sentences:
+            out.append({"kind": kind_of(name), "id": record["id"], "sentences": sentences})
     return out
 
 

@@ -29,11 +29,10 @@ from sourcecheck.evidence import Evidence, prompt_order
 from sourcecheck.judging.calibration import platt
 from sourcecheck.text.citations import strip_citations
 
-from sourcecheck_eval.align import align
 from sourcecheck_eval.aligned import aligned
-from sourcecheck_eval.kept_aside import kept_aside
+from sourcecheck_eval.calibration_set import dev_answers
 from sourcecheck_eval.metrics import auroc
-from sourcecheck_eval.records import gold, load_records
+from sourcecheck_eval.records import gold
 
 WIDEN = 0.05
 CALIBRATION = Path(__file__).resolve().parents[1] / "sourcecheck" / "calibration.json"
@@ -44,44 +43,25 @@ def in_band(run: str | Path) -> Iterator[tuple[list[Any], str, int, dict[str, An
     first read falls in the widened band."""
     cal = json.loads(CALIBRATION.read_text())
     lo, hi = cal["bands"]["balanced"][0] - WIDEN, cal["bands"]["balanced"][1] + WIDEN
-    run = Path(run)
-    report = json.loads((run / "results.json").read_text())
-    turned = report.get("evidence_order") != "most relevant first"  # a run from before the lists were turned
-    for name, ds in report["datasets"].items():
-        if name.endswith("-test"):
-            continue
-        records = {r["id"]: r for r in load_records(ds["file"])}
-        for line in (run / "cache" / f"{name}-{report['fingerprint']}.jsonl").read_text().splitlines():
-            result = json.loads(line)
-            record = records.get(result["id"])
-            if record is None or result["error"] or kept_aside(record["id"]):
+    for name, record, result, mapped, turned in dev_answers(run):
+        verdicts = {v["index"]: v for v in result["verdicts"]}
+        texts = {s["index"]: s["text"] for s in result["sentences"]}
+        shared = Counter(parts[0] for _, parts, reason in mapped if not reason and len(parts) == 1)
+        for x, parts, reason in mapped:
+            if not reason and len(parts) == 1 and shared[parts[0]] > 1:
+                continue  # a checked sentence merged from two labelled ones: their labels may disagree
+            v = verdicts[parts[0]] if not reason and len(parts) == 1 else None
+            if v is None or v.get("read") is None or v["label"] == "contradicted":
                 continue
-            labelled = [
-                x
-                for x in record["labels"]
-                if x["level"] in ("sentence", "claim") and "sentence_index" not in x and gold(x) is not None
+            if not lo <= platt(v["p_raw"], cal["a"], cal["b"]) < hi:
+                continue
+            read = v["read"][::-1] if turned else v["read"]
+            evidence = [
+                Evidence(e.get("filename", ""), e.get("filename", ""), e.get("page", 0), e["quote"], e["passage"], 0)
+                for e in read
             ]
-            verdicts = {v["index"]: v for v in result["verdicts"]}
-            texts = {s["index"]: s["text"] for s in result["sentences"]}
-            found = align([x["text"] for x in labelled], record["text"], result["sentences"], result["verdicts"])
-            shared = Counter(parts[0] for parts, reason in found if not reason and len(parts) == 1)
-            for x, (parts, reason) in zip(labelled, found):
-                if not reason and len(parts) == 1 and shared[parts[0]] > 1:
-                    continue  # a checked sentence merged from two labelled ones: their labels may disagree
-                v = verdicts[parts[0]] if not reason and len(parts) == 1 else None
-                if v is None or v.get("read") is None or v["label"] == "contradicted":
-                    continue
-                if not lo <= platt(v["p_raw"], cal["a"], cal["b"]) < hi:
-                    continue
-                read = v["read"][::-1] if turned else v["read"]
-                evidence = [
-                    Evidence(
-                        e.get("filename", ""), e.get("filename", ""), e.get("page", 0), e["quote"], e["passage"], 0
-                    )
-                    for e in read
-                ]
-                claim = strip_citations(texts[parts[0]])
-                yield [name, record["id"], parts[0]], claim, int(x.get("y", gold(x))), v, evidence
+            claim = strip_citations(texts[parts[0]])
+            yield [name, record["id"], parts[0]], claim, int(x.get("y", gold(x))), v, evidence
 
 
 def aligned_read(judge: Any, claim: str, evidence: Sequence[Evidence]) -> float:
