@@ -121,10 +121,11 @@ def _metadata(
     # made-up date (reproducible builds stamp 1980) and is no witness
     cap = date.today().year + 1
     made = _created_year(created)
-    if made and made + 1 < _newest_cited(pages, cap):
+    cited = _cited_years(pages)  # read once: every page's citations
+    if made and made + 1 < _newest_cited(cited, cap):
         made, created = None, ""
     latest = (made or date.today().year) + 1
-    year = _year(first_page_text, created, authors, _newest_cited(pages, latest), latest)
+    year = _year(first_page_text, created, authors, _newest_cited(cited, latest), latest)
     return title[:300], authors, year, bool(listed)
 
 
@@ -133,18 +134,15 @@ def _created_year(created: str) -> int | None:
     return int(made.group(1)) if made else None
 
 
-def _newest_cited(pages: Sequence[str], latest: int = _LATEST) -> int:
-    """The year of the newest work the document cites (0 if none), up to latest, by a name that is no month: a paper
-    is not older than what it cites, give or take a forthcoming one ("(December 2019)" is a date, not a work)."""
-    return max(
-        (
-            c.year
-            for page in pages
-            for c in find_citations(page)
-            if c.year <= latest and c.author.lower() not in _MONTHS
-        ),
-        default=0,
-    )
+def _cited_years(pages: Sequence[str]) -> list[int]:
+    """The years of the works the document cites, by a name that is no month ("(December 2019)" is a date)."""
+    return [c.year for page in pages for c in find_citations(page) if c.author.lower() not in _MONTHS]
+
+
+def _newest_cited(years: Sequence[int], latest: int = _LATEST) -> int:
+    """The newest of these cited years up to latest (0 if none): a paper is not older than what it cites, give or
+    take a forthcoming one."""
+    return max((y for y in years if y <= latest), default=0)
 
 
 # "This vignette is a (slightly modified) version of Zeileis and Grothendieck (2005), published in …": when the names
