@@ -33,6 +33,8 @@ Similarity = Mapping[str, float]  # {sentence: cosine with the claim} (SentenceV
 PASSAGE_WORDS = 70  # longest passage shown to the judge per piece of evidence
 _LINE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _SECTION = re.compile(r"\s*\d+(?:\.\d+)*\.?\s")  # "2.1 Drought treatment": a heading's number
+_MARK = re.compile(r"\d{1,2}|[*†‡§¶]")  # a footnote's mark
+_GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz(,;:")
 _ITEM = re.compile(r"\s*(?:[-*+•◦▪]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s")  # a list item: a short claim of its own
 
 
@@ -251,7 +253,14 @@ def split_passage(text: str) -> Split:
     for line in text.split("\n"):
         lines.append((pos, pos + len(line.rstrip())))
         pos += len(line) + 1
-    labelled = [(a, b) for a, b in lines[:-1] if _is_label(text[a:b])]
+    # a raised footnote mark is a line of its own: the line before it goes on past it when the next line goes on
+    # with the sentence (not "1" numbering a heading)
+    marked = {
+        k - 1
+        for k, ((a, b), (c, _)) in enumerate(zip(lines, lines[1:]))
+        if k and _MARK.fullmatch(text[a:b].strip()) and text[c : c + 1].strip()[:1] in _GOES_ON
+    }
+    labelled = [(a, b) for k, (a, b) in enumerate(lines[:-1]) if k not in marked and _is_label(text[a:b])]
     # a block that stops mid-sentence (a column or a page broke it) goes on in the next: one line, same offsets
     text = (
         "".join(

@@ -64,3 +64,12 @@ def test_a_chunk_ends_at_a_sentence_end_in_its_last_quarter_only():
     assert ends(17, '."')[0] == 'w17."'  # a closing quote stays with its sentence
     assert ends(15)[0] == "w19"  # the 16th: too early, the chunk is cut at 20 words
     assert ends(18, ".5")[0] == "w19"  # a decimal point is no sentence end
+
+
+def test_a_chunk_starts_at_the_start_of_the_sentence_its_overlap_begins_in():
+    # a chunk that began mid-sentence showed a quote cut at its front ("only or primarily LC scores following…")
+    page = " ".join(f"w{i}." if i in (13, 30) else f"w{i}" for i in range(60))
+    starts = [words(c)[0] for c in chunk_page(page, words_per_chunk=20, overlap=0.2)]
+    assert starts[:2] == ["w0", "w14"]  # the overlap would start at w16; its sentence starts at w14
+    far = " ".join(f"w{i}." if i == 5 else f"w{i}" for i in range(60))
+    assert [words(c)[0] for c in chunk_page(far, words_per_chunk=20)][1] == "w16"  # a sentence start too far back

@@ -224,6 +224,20 @@ def test_labels_are_lines_that_are_whole_titles_author_lists_or_headings():
     assert labels("Stem reserve mobilization in wheat A. Gupta Abstract The effect was studied.") == []
 
 
+def test_a_raised_footnote_mark_on_a_line_of_its_own_does_not_cut_its_sentence():
+    # PyMuPDF gives a superscript mark a line of its own: the line before it read as a heading (a label), and the
+    # quote lost half its sentence (a vegan vignette's "only works in unix-like systems")
+    text = "Forks are fast. Multicore only works in unix-like systems\n1\n(such as MacOS), but snow works in all.\nEnd."
+    split = split_passage(text)
+    assert split.labels == frozenset()
+    assert "Multicore only works in unix-like systems 1 (such as MacOS), but snow works in all." in split.sentences
+    claim = "Multicore works in all systems, snow only in unix-like systems such as MacOS."
+    quote = select_evidence(claim, [Hit("h", "d1", 1, 0, 200, text, 0.5)], {"d1": "a.pdf"})[0].quote
+    assert quote == "Multicore only works in unix-like systems 1 (such as MacOS), but snow works in all."
+    # a number alone before a heading still numbers it: the title above keeps its label
+    assert split_passage("A Study of Things\n1\nIntroduction\nWe study.").labels == {0}
+
+
 def test_a_label_next_to_the_quote_is_not_taken_into_it():
     text = "Results\nDrought cut yield by 40%.\nStem reserves fell sharply\nHeat cut it by 10%."
     claim = "Drought cut yield by 40% and stem reserves fell sharply."

@@ -204,3 +204,33 @@ def test_mathematics_debris_is_left_out_of_the_text(tmp_path):
     assert _clean("g1(X1i)\uf8ee h(Yi)\uf8f0 holds") == "g1(X1i) h(Yi) holds"
     # a T1-encoded TeX font without a Unicode map: its dashes arrive as control codes
     assert _clean("the years 1991\x152001 \x16 and\x07 more") == "the years 1991–2001 — and more"
+
+
+def test_an_entry_whose_authors_and_title_are_a_block_apart_from_its_journal_is_left_out(tmp_path):
+    # strucchange's vignette: "D. W. K. Andrews. Tests for … unknown change" one block, "point. Econometrica, 61:
+    # 821–856, 1993." the next; the first named no year, ended the list, and the rest of it was indexed as body
+    data = write_boxes(
+        tmp_path / "paper.pdf",
+        [
+            [
+                ((50, 50, 545, 300), BODY, 11),
+                ((50, 320, 545, 335), "References", 12),
+                ((50, 340, 545, 355), "D. W. K. Andrews. Tests for parameter instability and structural change", 10),
+                ((50, 356, 545, 371), "unknown change point. Econometrica, 61:821-856, 1993.", 10),
+                ((50, 380, 545, 395), "A. Zeileis, F. Leisch, K. Hornik, and C. Kleiber. strucchange: An R", 10),
+                ((50, 396, 545, 411), "for structural change. Journal of Statistical Software, 7(2):1-38, 2002.", 10),
+                ((290, 700, 310, 712), "14", 10),  # the page's number, above the bottom band
+            ],
+            [
+                ((50, 60, 545, 75), "R. L. Brown, J. Durbin, and J. M. Evans. Techniques for testing", 10),
+                ((50, 76, 545, 91), "of regression relationships over time. JRSS B, 37:149-163, 1975.", 10),
+                ((50, 430, 545, 445), "A Implementation details for p values", 12),
+                ((50, 450, 545, 520), "The p values follow Zeileis (2000), computed from the boundaries.", 10),
+            ],
+        ],
+    )
+    page, after = (flat(p) for p in parse_pdf(data).pages)
+    assert BODY in page
+    assert "Andrews" not in page and "strucchange: An R package" not in page and "Econometrica" not in page
+    assert "Brown" not in after and "JRSS" not in after  # the list goes on over the page's number
+    assert "A Implementation details for p values" in after and "The p values follow Zeileis" in after

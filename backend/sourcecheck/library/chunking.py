@@ -10,7 +10,8 @@ _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 def chunk_page(text: str, words_per_chunk: int = 120, overlap: float = 0.2) -> list[tuple[int, int, str]]:
     """Split one page into chunks; each is (start, end, text) with whitespace-normalised text.
 
-    A chunk ends at a sentence end in its last quarter when there is one, so quotes stay whole. The page's text
+    A chunk ends at a sentence end in its last quarter when there is one, and the next starts at the start of the
+    sentence its overlap begins in when that is at most a quarter further back, so quotes stay whole. The page's text
     blocks (paragraphs, a title, an author line) stay on lines of their own, so that a title and its authors do
     not run on into the first sentence of the abstract as one "sentence" that matches every claim.
     """
@@ -27,7 +28,12 @@ def chunk_page(text: str, words_per_chunk: int = 120, overlap: float = 0.2) -> l
         chunks.append((start, end, _blocks(text[start:end])))
         if stop == len(words):
             break
-        i = max(i + 1, stop - int((stop - i) * overlap))
+        back = stop - int((stop - i) * overlap)
+        for j in range(back, max(i + 1, back - words_per_chunk // 4), -1) if back < stop else ():
+            if _SENTENCE_END.search(text[words[j - 1][0] : words[j - 1][1]]):
+                back = j
+                break
+        i = max(i + 1, back)
     return chunks
 
 

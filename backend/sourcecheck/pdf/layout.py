@@ -25,8 +25,11 @@ _REFERENCES = re.compile(
     r"^\s*(?:\d+\.?\s*|[IVX]+\.\s*)?(references|bibliography|works cited|literature cited)\s*$", re.IGNORECASE
 )
 # A reference entry names a year, "et al.", a DOI, an arXiv id, pages or a volume; the first block after the heading
-# that names none of these (a body paragraph, an appendix, a page of contents' next line) ends the list.
+# that names none of these (a body paragraph, an appendix, a page of contents' next line) ends the list, unless it is
+# an entry's first lines set apart from the rest (_entry_head).
 _REFERENCE_ENTRY = re.compile(r"\b(?:19|20)\d\d[a-z]?\b|\bet al\.|\bdoi\b|arxiv|\bpp?\.\s*\d|\bvol\.", re.IGNORECASE)
+ENTRY_HEAD_WORDS = 6  # an appendix's heading ("A Implementation details for p values") is shorter than a wrapped entry
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _ACKNOWLEDGEMENTS = re.compile(r"^\s*(?:\d+\.?\s*)?acknowledge?ments?\b", re.IGNORECASE)
 COLUMN_TEXT = 80  # characters: less than this on one side of the middle is no column
 TEXT_ON_A_SCAN = 200  # characters: a page that is mostly a picture and has less text than this (a stamp) is OCR'd
@@ -81,7 +84,7 @@ def page_texts(doc: Any, on_page: Callable[[int, int], object] | None = None) ->
     out, skipping = [], None  # None, "references" or "acknowledgements": the section being left out
     for blocks in pages:
         kept = []
-        for b in blocks:
+        for n, b in enumerate(blocks):
             if b["band"] and (_PAGE_NUMBER.match(b["text"]) or _shape(b["text"]) in furniture):
                 continue
             first_line = b["text"].split("\n", 1)[0]
@@ -92,7 +95,11 @@ def page_texts(doc: Any, on_page: Callable[[int, int], object] | None = None) ->
                 # a heading alone in its block: its paragraph is the next block
                 skipping = "acknowledgements" if len(b["text"].split()) <= 3 else None
                 continue
-            if skipping == "references" and _REFERENCE_ENTRY.search(b["text"]):
+            if skipping == "references" and (
+                _REFERENCE_ENTRY.search(b["text"])
+                or _entry_head(blocks[n : n + 2])
+                or _PAGE_NUMBER.match(b["text"])  # a page's number above the bottom band: the list goes on over it
+            ):
                 continue
             if skipping == "acknowledgements":
                 skipping = None
@@ -101,6 +108,19 @@ def page_texts(doc: Any, on_page: Callable[[int, int], object] | None = None) ->
             kept.append(b["text"])
         out.append("\n\n".join(kept))
     return out, scanned
+
+
+def _entry_head(blocks: list[dict[str, Any]]) -> bool:
+    """Whether the first block is an entry's first lines that the PDF set apart from its last (the authors and title
+    one block, "Econometrica, 61:821–856, 1993." the next): it runs on and the next block names a year."""
+    if len(blocks) < 2:
+        return False
+    text = blocks[0]["text"]
+    return (
+        len(text.split()) > ENTRY_HEAD_WORDS
+        and not _SENTENCE_END.search(text)
+        and bool(_REFERENCE_ENTRY.search(blocks[1]["text"]))
+    )
 
 
 def _blocks(page: pymupdf.Page) -> tuple[list[dict[str, Any]], bool]:
