@@ -39,6 +39,11 @@ class ZoteroLibrary:
             )
             conn.executemany("INSERT INTO creatorTypes VALUES (?, ?)", [(i, n) for n, i in CREATOR_TYPES.items()])
 
+    def sql(self, statement, *args):
+        """One statement in its own connection, committed: a change made as another program (or Zotero) makes it."""
+        with self.connect() as conn:
+            conn.execute(statement, args)
+
     def connect(self):
         """A connection that commits and closes at the end of a with block."""
         conn = sqlite3.connect(self.db)

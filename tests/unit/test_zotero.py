@@ -23,18 +23,6 @@ from zotero_library import FAVA_TITLE, by_title, standard_library, synced
 CITING = "Mishra et al. (2024) fine-tuned the editor model from Llama2-Chat 7B."
 
 
-@pytest.fixture
-def zot(tmp_path):
-    return standard_library(tmp_path / "Zotero", tmp_path / "made")
-
-
-@pytest.fixture
-def library(tmp_path):
-    lib = Library(tmp_path / "index", HashEmbedding())
-    yield lib
-    lib.close()
-
-
 def test_a_zotero_library_is_read_with_each_attachments_item_metadata(zot):
     z, ids = zot
     snap = zotero.read(z.root)

@@ -2,26 +2,13 @@
 what a read of it finds. What a sync and the status do with one: test_zotero_sync.py, test_zotero_view.py."""
 
 import os
-import sqlite3
 import threading
-from contextlib import closing
 
 import pytest
 from sourcecheck import zotero
 from sourcecheck.errors import SourcecheckError
 from sourcecheck.library import records
-from zotero_library import ZoteroLibrary, standard_library
-
-
-@pytest.fixture
-def zot(tmp_path):
-    return standard_library(tmp_path / "Zotero", tmp_path / "made")
-
-
-def sql(z, statement, *args):
-    with closing(sqlite3.connect(z.db)) as conn:
-        conn.execute(statement, args)
-        conn.commit()
+from zotero_library import ZoteroLibrary
 
 
 def test_a_journal_that_blocks_on_open_does_not_hang_the_read(zot):
@@ -36,19 +23,18 @@ def test_a_journal_that_blocks_on_open_does_not_hang_the_read(zot):
 
 def test_odd_values_in_the_database_are_read_or_refused_clearly(zot):
     z, ids = zot
-    sql(
-        z,
+    z.sql(
         "UPDATE itemAttachments SET path = X'00ff' WHERE itemID = (SELECT itemID FROM items WHERE key = ?)",
         ids["fava_pdf"],
     )
-    sql(z, "UPDATE itemDataValues SET value = CAST(X'4f74746572ff' AS TEXT) WHERE value = 'Otters at the harbour'")
-    sql(z, "UPDATE itemDataValues SET value = ? WHERE value = 'The Golden Gate Bridge'", "Bridge\x00\n\u202e\x1b[2J")
+    z.sql("UPDATE itemDataValues SET value = CAST(X'4f74746572ff' AS TEXT) WHERE value = 'Otters at the harbour'")
+    z.sql("UPDATE itemDataValues SET value = ? WHERE value = 'The Golden Gate Bridge'", "Bridge\x00\n\u202e\x1b[2J")
     snap = zotero.read(z.root)
     found = {a.key: a for a in snap.attachments}
     assert found[ids["fava_pdf"]].path is None  # a BLOB where the path should be: the file is not found
     assert found[ids["bridge_pdf"]].title == "Bridge [2J"  # a newline is a space; NUL, RLO and ESC go
     assert "Otter\ufffd" in {a.title for a in snap.attachments}
-    sql(z, "UPDATE version SET version = 'abc' WHERE schema = 'userdata'")
+    z.sql("UPDATE version SET version = 'abc' WHERE schema = 'userdata'")
     with pytest.raises(SourcecheckError) as e:
         zotero.read(z.root)
     assert e.value.code == "zotero_unreadable"

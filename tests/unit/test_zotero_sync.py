@@ -19,11 +19,6 @@ from zotero_library import FAVA_TITLE, by_title, standard_library, synced
 
 
 @pytest.fixture
-def zot(tmp_path):
-    return standard_library(tmp_path / "Zotero", tmp_path / "made")
-
-
-@pytest.fixture
 def library(tmp_path):
     lib = Library(tmp_path / "index", HashEmbedding(), max_file_mb=1)  # 1 MB a file: a sparse file passes it
     yield lib

@@ -1,41 +1,18 @@
 """What checks, the API and the side panel read of the Zotero source (zotero/view.py): the collections as a tree, a
 check limited to one, the zotero:// links on evidence, and the status with its counts."""
 
-import sqlite3
-from contextlib import closing
-
 import pytest
 from pdfs import make_pdf
 from sourcecheck import zotero
 from sourcecheck.check import check_text, collect
 from sourcecheck.errors import BadRequest, EmptyLibrary, NotFound, SourcecheckError
 from sourcecheck.judging.judge import Judge
-from sourcecheck.library import Library
-from sourcecheck.library.embeddings import HashEmbedding
 from sourcecheck.llm.fake import FakeModel
 from sourcecheck.serve.services import get_services
 from sourcecheck.zotero import sync as zotero_sync
 from sourcecheck.zotero.sync import sync
 from sourcecheck.zotero.view import collection_documents, limit_to_collection, status, tree, with_links
-from zotero_library import FAVA_TITLE, by_title, standard_library, synced
-
-
-@pytest.fixture
-def zot(tmp_path):
-    return standard_library(tmp_path / "Zotero", tmp_path / "made")
-
-
-@pytest.fixture
-def library(tmp_path):
-    lib = Library(tmp_path / "index", HashEmbedding())
-    yield lib
-    lib.close()
-
-
-def sql(z, statement, *args):
-    with closing(sqlite3.connect(z.db)) as conn:
-        conn.execute(statement, args)
-        conn.commit()
+from zotero_library import FAVA_TITLE, by_title, synced
 
 
 def test_a_check_is_limited_to_a_collection_and_its_subcollections(zot, library, tmp_path):
@@ -62,7 +39,7 @@ def test_a_check_is_limited_to_a_collection_and_its_subcollections(zot, library,
 
 def test_a_collection_whose_own_name_holds_a_slash_is_found_by_that_name(zot, library, tmp_path):
     z, _ = zot
-    sql(z, "UPDATE collections SET collectionName = ? WHERE collectionName = ?", "Methods/Results", "Hallucination")
+    z.sql("UPDATE collections SET collectionName = ? WHERE collectionName = ?", "Methods/Results", "Hallucination")
     synced(library, tmp_path, z.root)
     fava, index = by_title(library)[FAVA_TITLE]["id"], tmp_path / "index"
     assert collection_documents(index, "Methods/Results", library) == [fava]  # was collection_not_found
@@ -71,7 +48,7 @@ def test_a_collection_whose_own_name_holds_a_slash_is_found_by_that_name(zot, li
 
 def test_a_collection_cycle_and_deep_nesting_answer_with_every_collection(zot, client, app):
     z, ids = zot
-    sql(z, "UPDATE collections SET parentCollectionID = ? WHERE collectionID = ?", ids["hallucination"], ids["thesis"])
+    z.sql("UPDATE collections SET parentCollectionID = ? WHERE collectionID = ?", ids["hallucination"], ids["thesis"])
     parent = ids["bridges"]
     for i in range(1500):  # deeper than Python's recursion limit
         parent = z.collection(f"L{i}", parent)
