@@ -65,7 +65,7 @@ class Evidence:
 # that adds at least QUOTE_GAIN of the claim (a chat sentence often merges two of the source's).
 CHUNK_SIMILARITY = 0.3
 SENTENCE_EMBEDDING = 0.7
-QUOTE_GAIN = 0.15
+QUOTE_GAIN = 0.1
 QUOTE_WORDS = 60
 SHORTLIST = 10  # chunks per claim whose sentences are embedded (a cheap first rank cuts the 20 candidates)
 

@@ -1,6 +1,8 @@
 """The full-paper product set's PDFs (tests/data/fullpapers): R-package vignettes from Debian, fetched with
 `apt-get download` and unpacked with `dpkg -x` (R need not be installed), each checked against its sha256 in
-papers.json. Nothing is committed but the list: `python -m sourcecheck_eval.papers fetch [--dest DIR]`.
+papers.json. Nothing is committed but the list: `python -m sourcecheck_eval.papers fetch [--dest DIR]`. Another
+list in the same format (--manifest): tests/data/distractors/papers.json, the near-topic vignettes the settling
+measure adds to each library (`--manifest tests/data/distractors/papers.json --dest tmp/distractors`).
 """
 
 import argparse
@@ -65,8 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sourcecheck_eval.papers")
     parser.add_argument("command", choices=["fetch"])
     parser.add_argument("--dest", default=str(DEST))
+    parser.add_argument("--manifest", default=str(MANIFEST), help="a list of packages and PDFs (papers.json)")
     args = parser.parse_args(argv)
-    fetch(args.dest)
+    fetch(args.dest, args.manifest)
     return 0
 
 

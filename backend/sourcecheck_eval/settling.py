@@ -6,7 +6,13 @@ Retrieval is the product's (each record's PDFs ingested with the real embedding 
 and kept in tmp/settling/; the choice of quote and window (evidence.select_evidence) runs over the kept hits, so a
 change to it is measured in seconds. No judge is involved.
 
+With --distractors DIR every PDF of DIR is in each record's library too, as in a user's library of many papers
+(tests/data/distractors: 55 near-topic R vignettes, ~1,000 pages, fetched by `python -m sourcecheck_eval.papers fetch
+--manifest tests/data/distractors/papers.json --dest tmp/distractors`). They are ingested once into an index kept in
+tmp/settling-distractors/, where the records' PDFs join them and the hits are kept apart from the plain measure's.
+
     python -m sourcecheck_eval.settling tests/data/chatpdfs/dev.jsonl tests/data/fullpapers/dev.jsonl
+    python -m sourcecheck_eval.settling --distractors tmp/distractors tests/data/fullpapers/dev.jsonl
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from sourcecheck.text.words import content_words
 from sourcecheck_eval.kept_aside import PACKAGES
 
 WORK = Path("tmp") / "settling"
+DISTRACTED = Path("tmp") / "settling-distractors"  # with --distractors: the shared index and the hits
 KEPT_ASIDE = tuple(p.removeprefix("r-cran-") for p in sorted(PACKAGES))  # their PDFs: measured, never tuned on
 FOUND = 0.8  # a text holds the settling passage when it has this share of the passage's content words
 
@@ -34,9 +41,10 @@ def holds(text: str, passage: str) -> bool:
     return bool(wanted) and len(wanted & set(content_words(text))) >= FOUND * len(wanted)
 
 
-def retrieve(record: Mapping[str, Any]) -> dict[str, Any]:
+def retrieve(record: Mapping[str, Any], library: Any = None, others: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """What a check of the record retrieves for each of its sentences: {"claims": {index: claim}, "hits":
-    {index: [Hit]}, "filenames": {document_id: filename}, "sentences": {index: text}}."""
+    {index: [Hit]}, "filenames": {document_id: filename}, "sentences": {index: text}}. library: a shared one holding
+    `others` (the distractors), searched among them and the record's PDFs; by default a fresh one in memory."""
     from sourcecheck.check import _match_citations, _retrieve
     from sourcecheck.library import Library
     from sourcecheck.library.embeddings import MiniLMEmbedding
@@ -45,11 +53,20 @@ def retrieve(record: Mapping[str, Any]) -> dict[str, Any]:
 
     from sourcecheck_eval.product import papers
 
-    library = Library(None, MiniLMEmbedding(), 120)
+    fresh = library is None
+    if library is None:
+        library = Library(None, MiniLMEmbedding(), 120)
     try:
+        # the record's names, not the stored ones: in a shared library the same bytes (a chat set's abstract) may
+        # have come first as another record's paper2.pdf
+        own: dict[str, str] = {}
         for filename, data in papers(record):
-            library.ingest(library.add_pdf(data, filename)[0]["id"])
-        ready = [d for d in library.list() if d["status"] == "ready"]
+            doc = library.add_pdf(data, filename)[0]
+            if doc["status"] != "ready":  # a shared library ingests each PDF once, whichever record brings it
+                library.ingest(doc["id"])
+            own.setdefault(doc["id"], filename)
+        mine = [{**d, "filename": own[d["id"]]} for d in map(library.get, own) if d["status"] == "ready"]
+        ready = mine + list(others)
         checkable = [s for s in split_sentences(record["text"]) if s.checkable]
         claims = {s.index: strip_citations(s.text) for s in checkable}
         cited = {s.index: _match_citations(s.text, ready) for s in checkable}
@@ -60,28 +77,73 @@ def retrieve(record: Mapping[str, Any]) -> dict[str, Any]:
             "filenames": {d["id"]: d["filename"] for d in ready},
             "sentences": {s.index: s.text for s in checkable},
             "documents": ready,
+            "distractors": sorted(d["id"] for d in others),
         }
     finally:
-        library.close()
+        if fresh:
+            library.close()
 
 
-def kept(record: Mapping[str, Any]) -> dict[str, Any]:
-    path = WORK / f"{record['id']}.pickle"
+class Distractors:
+    """The PDFs of a folder in a persistent library (work/index), ingested the first time it is needed: a record's
+    retrieval then searches them beside its own PDFs."""
+
+    def __init__(self, folder: Path, work: Path = DISTRACTED) -> None:
+        from sourcecheck.library import Library
+
+        self.paths = sorted(folder.glob("*.pdf"))
+        if not self.paths:
+            raise SystemExit(f"no PDF in {folder}")
+        self.ids = sorted({Library.id_for(p.read_bytes()) for p in self.paths})  # the cache's key, no index opened
+        self.work = work
+        self.library: Any = None
+        self.ready: list[dict[str, Any]] = []
+
+    def open(self) -> None:
+        from sourcecheck.library import Library
+        from sourcecheck.library.embeddings import MiniLMEmbedding
+
+        self.library = Library(self.work / "index", MiniLMEmbedding(), 120)
+        docs = [self.library.add_pdf(p.read_bytes(), p.name)[0] for p in self.paths]
+        todo = [d["id"] for d in docs if d["status"] != "ready"]
+        for d in self.library.ingest_many(todo):  # read-ahead: the next PDF is parsed while this one is embedded
+            print(f"  distractor {d['filename']}: {d['status']}", file=sys.stderr, flush=True)
+        self.ready = [d for d in map(self.library.get, self.ids) if d["status"] == "ready"]
+        if len(self.ready) < len(self.ids):  # a PDF that cannot be read would leave the measure's libraries smaller
+            raise SystemExit(f"{len(self.ids) - len(self.ready)} distractors failed to ingest in {self.work / 'index'}")
+
+    def close(self) -> None:
+        if self.library is not None:
+            self.library.close()
+
+
+def kept(record: Mapping[str, Any], distractors: Distractors | None = None) -> dict[str, Any]:
+    """The record's retrieval, from the cache when it was run with the same distractors (none for the plain one)."""
+    path = (distractors.work if distractors else WORK) / f"{record['id']}.pickle"
     if path.exists():
-        return pickle.loads(path.read_bytes())  # noqa: S301 - our own cache, written just below
-    found = retrieve(record)
-    WORK.mkdir(parents=True, exist_ok=True)
+        found = pickle.loads(path.read_bytes())  # noqa: S301 - our own cache, written just below
+        if found.get("distractors", []) == (distractors.ids if distractors else []):
+            return found
+    if distractors is None:
+        found = retrieve(record)
+    else:
+        if distractors.library is None:
+            distractors.open()
+        found = retrieve(record, distractors.library, distractors.ready)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps(found))
     return found
 
 
-def measure(records: Sequence[Mapping[str, Any]], vectors: Any) -> list[dict[str, Any]]:
+def measure(
+    records: Sequence[Mapping[str, Any]], vectors: Any, distractors: Distractors | None = None
+) -> list[dict[str, Any]]:
     """One row per labelled sentence with a settling passage: {record, kept_aside, page, quote, window, first}."""
     from sourcecheck.evidence import select_evidence, shortlist
 
     rows = []
     for record in records:
-        got = kept(record)
+        got = kept(record, distractors)
         pdfs = record.get("meta", {}).get("pdfs")
         by_text = {" ".join(t.split()): i for i, t in got["sentences"].items()}
         for label in record["labels"]:
@@ -139,20 +201,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m sourcecheck_eval.settling", description=__doc__.split("\n")[0])
     parser.add_argument("sets", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, help="write the rows as JSON lines")
+    parser.add_argument("--distractors", type=Path, metavar="DIR", help="add every PDF of DIR to each library")
     args = parser.parse_args(argv)
     from sourcecheck.evidence import SentenceVectors
     from sourcecheck.library.embeddings import MiniLMEmbedding
 
     vectors = SentenceVectors(MiniLMEmbedding(), limit=200_000)
+    distractors = Distractors(args.distractors) if args.distractors else None
     everything = []
-    for path in args.sets:
-        records = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
-        rows = measure(records, vectors)
-        everything += [{"set": str(path), **r} for r in rows]
-        tuned = [r for r in rows if not r["kept_aside"]]
-        print(table(str(path), rows), flush=True)
-        if len(tuned) != len(rows):
-            print("  " + table("without the kept-aside packages", tuned), flush=True)
+    try:
+        for path in args.sets:
+            records = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+            rows = measure(records, vectors, distractors)
+            everything += [{"set": str(path), **r} for r in rows]
+            tuned = [r for r in rows if not r["kept_aside"]]
+            print(table(str(path), rows), flush=True)
+            if len(tuned) != len(rows):
+                print("  " + table("without the kept-aside packages", tuned), flush=True)
+    finally:
+        if distractors:
+            distractors.close()
     if args.out:
         args.out.write_text("".join(json.dumps(r) + "\n" for r in everything))
 
