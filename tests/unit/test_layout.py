@@ -224,6 +224,8 @@ def test_an_entry_whose_authors_and_title_are_a_block_apart_from_its_journal_is_
             [
                 ((50, 60, 545, 75), "R. L. Brown, J. Durbin, and J. M. Evans. Techniques for testing", 10),
                 ((50, 76, 545, 91), "of regression relationships over time. JRSS B, 37:149-163, 1975.", 10),
+                ((50, 100, 545, 115), "C.-S. J. Chu, K. Hornik, and C.-M. Kuan. The moving-estimates test.", 10),
+                ((50, 116, 545, 131), "Econometric Theory, 11:669-720, 1995b.", 10),
                 ((50, 430, 545, 445), "A Implementation details for p values", 12),
                 ((50, 450, 545, 520), "The p values follow Zeileis (2000), computed from the boundaries.", 10),
             ],
@@ -233,4 +235,5 @@ def test_an_entry_whose_authors_and_title_are_a_block_apart_from_its_journal_is_
     assert BODY in page
     assert "Andrews" not in page and "strucchange: An R package" not in page and "Econometrica" not in page
     assert "Brown" not in after and "JRSS" not in after  # the list goes on over the page's number
+    assert "moving-estimates" not in after  # a title that ends its line: the entry opens on its authors
     assert "A Implementation details for p values" in after and "The p values follow Zeileis" in after

@@ -29,6 +29,10 @@ _REFERENCES = re.compile(
 # an entry's first lines set apart from the rest (_entry_head).
 _REFERENCE_ENTRY = re.compile(r"\b(?:19|20)\d\d[a-z]?\b|\bet al\.|\bdoi\b|arxiv|\bpp?\.\s*\d|\bvol\.", re.IGNORECASE)
 ENTRY_HEAD_WORDS = 6  # an appendix's heading ("A Implementation details for p values") is shorter than a wrapped entry
+# an entry opens on its first author: "C.-S. J. Chu,", "Andrews, D. W. K.", "Juliet P. Shaffer."
+_AUTHORS_FIRST = re.compile(
+    r"\s*(?:(?:[A-Z]\.\s?-?)+\s*[A-Z][^\s,.]+|[A-Z][^\s,.]+,\s+[A-Z]\.|[A-Z][a-z]+\s+(?:[A-Z]\.\s)+[A-Z])"
+)
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _ACKNOWLEDGEMENTS = re.compile(r"^\s*(?:\d+\.?\s*)?acknowledge?ments?\b", re.IGNORECASE)
 COLUMN_TEXT = 80  # characters: less than this on one side of the middle is no column
@@ -118,7 +122,7 @@ def _entry_head(blocks: list[dict[str, Any]]) -> bool:
     text = blocks[0]["text"]
     return (
         len(text.split()) > ENTRY_HEAD_WORDS
-        and not _SENTENCE_END.search(text)
+        and (not _SENTENCE_END.search(text) or bool(_AUTHORS_FIRST.match(text)))  # a title may end the line
         and bool(_REFERENCE_ENTRY.search(blocks[1]["text"]))
     )
 
