@@ -35,6 +35,7 @@ _LINE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _SECTION = re.compile(r"\s*\d+(?:\.\d+)*\.?\s")  # "2.1 Drought treatment": a heading's number
 _MARK = re.compile(r"\d{1,2}|[*†‡§¶]")  # a footnote's mark
 _GOES_ON = frozenset("abcdefghijklmnopqrstuvwxyz(,;:")
+_RUNS_ON = re.compile(r"(?:\b[a-z][\w-]*|,)\s*$")  # a line that stops on a lower-case word or a comma
 _ITEM = re.compile(r"\s*(?:[-*+•◦▪]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s")  # a list item: a short claim of its own
 
 
@@ -253,12 +254,16 @@ def split_passage(text: str) -> Split:
     for line in text.split("\n"):
         lines.append((pos, pos + len(line.rstrip())))
         pos += len(line) + 1
-    # a raised footnote mark is a line of its own: the line before it goes on past it when the next line goes on
-    # with the sentence (not "1" numbering a heading)
+    # a raised footnote mark is a line of its own: the line before it and the mark go on with the sentence when both
+    # sides do (a lower-case word before, not an author's name or a table's header; "(such as" after)
     marked = {
-        k - 1
+        j
         for k, ((a, b), (c, _)) in enumerate(zip(lines, lines[1:]))
-        if k and _MARK.fullmatch(text[a:b].strip()) and text[c : c + 1].strip()[:1] in _GOES_ON
+        if k
+        and _MARK.fullmatch(text[a:b].strip())
+        and _RUNS_ON.search(text[lines[k - 1][0] : lines[k - 1][1]])
+        and text[c : c + 1].strip()[:1] in _GOES_ON
+        for j in (k - 1, k)
     }
     labelled = [(a, b) for k, (a, b) in enumerate(lines[:-1]) if k not in marked and _is_label(text[a:b])]
     # a block that stops mid-sentence (a column or a page broke it) goes on in the next: one line, same offsets

@@ -234,8 +234,13 @@ def test_a_raised_footnote_mark_on_a_line_of_its_own_does_not_cut_its_sentence()
     claim = "Multicore works in all systems, snow only in unix-like systems such as MacOS."
     quote = select_evidence(claim, [Hit("h", "d1", 1, 0, 200, text, 0.5)], {"d1": "a.pdf"})[0].quote
     assert quote == "Multicore only works in unix-like systems 1 (such as MacOS), but snow works in all."
-    # a number alone before a heading still numbers it: the title above keeps its label
+    # a symbol mark too; a number alone before a heading still numbers it, and an author's or a table header's
+    # mark leaves its line a label
+    dagger = split_passage(text.replace("\n1\n", "\n†\n"))
+    assert "Multicore only works in unix-like systems † (such as MacOS), but snow works in all." in dagger.sentences
     assert split_passage("A Study of Things\n1\nIntroduction\nWe study.").labels == {0}
+    authors = split_passage("A Study of Things\nAnn Fisher\n1\n, Bo Lind\n2\nAbstract We study.")
+    assert "Ann Fisher" in [authors.sentences[i] for i in authors.labels]
 
 
 def test_a_label_next_to_the_quote_is_not_taken_into_it():

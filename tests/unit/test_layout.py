@@ -237,3 +237,56 @@ def test_an_entry_whose_authors_and_title_are_a_block_apart_from_its_journal_is_
     assert "Brown" not in after and "JRSS" not in after  # the list goes on over the page's number
     assert "moving-estimates" not in after  # a title that ends its line: the entry opens on its authors
     assert "A Implementation details for p values" in after and "The p values follow Zeileis" in after
+
+
+def test_an_appendix_right_after_the_references_is_kept(tmp_path):
+    # a long heading that runs on, then a paragraph naming a year: no entry's head and tail
+    data = write_boxes(
+        tmp_path / "paper.pdf",
+        [
+            [
+                ((50, 50, 545, 300), BODY, 11),
+                ((50, 320, 545, 335), "References", 12),
+                (
+                    (50, 340, 545, 355),
+                    "Andrews, D. W. K. (1993). Tests for parameter instability. Econometrica 61.",
+                    10,
+                ),
+                ((50, 380, 545, 395), "Appendix A: Simulation results for the structural change tests", 12),
+                ((50, 400, 545, 470), "We follow Andrews (1993) and simulate the tests on 1,000 series.", 10),
+                ((50, 480, 545, 495), "A. Zeileis is a professor of statistics at the University of Innsbruck", 10),
+                ((50, 500, 545, 530), "He has maintained the package since 2002 with his co-authors.", 10),
+            ]
+        ],
+    )
+    (page,) = (flat(p) for p in parse_pdf(data).pages)
+    assert "Tests for parameter instability" not in page
+    assert "Appendix A: Simulation results" in page and "We follow Andrews (1993)" in page
+    assert "A. Zeileis is a professor" in page and "maintained the package since 2002" in page
+
+
+def test_an_entry_whose_last_line_is_a_block_of_its_own_is_left_out(tmp_path):
+    # the Journal of Statistical Software's style: the year in the first block, "Processes. Springer-Verlag, New
+    # York." alone in the next, which named no year and ended the list
+    data = write_boxes(
+        tmp_path / "paper.pdf",
+        [
+            [
+                ((50, 50, 545, 300), BODY, 11),
+                ((50, 320, 545, 335), "References", 12),
+                (
+                    (50, 340, 545, 355),
+                    "Andersen PK, Borgan O, Gill RD (1991). Statistical Models Based on Counting",
+                    10,
+                ),
+                ((50, 356, 545, 371), "Processes. Springer-Verlag, New York.", 10),
+                ((50, 380, 545, 395), "Barrodale I, Roberts F (1974). Solution of an Overdetermined System", 10),
+                ((50, 396, 545, 411), "of Equations. Communications of the ACM.", 10),
+                ((50, 430, 545, 445), "Appendix B.", 12),
+                ((50, 450, 545, 520), "The survey transects cover every kilometre of the shore exactly once.", 10),
+            ]
+        ],
+    )
+    (page,) = (flat(p) for p in parse_pdf(data).pages)
+    assert "Springer-Verlag" not in page and "Barrodale" not in page and "Communications of the ACM" not in page
+    assert "Appendix B." in page and "The survey transects cover every kilometre" in page

@@ -28,11 +28,17 @@ _REFERENCES = re.compile(
 # that names none of these (a body paragraph, an appendix, a page of contents' next line) ends the list, unless it is
 # an entry's first lines set apart from the rest (_entry_head).
 _REFERENCE_ENTRY = re.compile(r"\b(?:19|20)\d\d[a-z]?\b|\bet al\.|\bdoi\b|arxiv|\bpp?\.\s*\d|\bvol\.", re.IGNORECASE)
+ENTRY_TAIL_WORDS = 12  # an entry's last block ("Processes. Springer-Verlag, New York.") is shorter than a paragraph
 ENTRY_HEAD_WORDS = 6  # an appendix's heading ("A Implementation details for p values") is shorter than a wrapped entry
 # an entry opens on its first author: "C.-S. J. Chu,", "Andrews, D. W. K.", "Juliet P. Shaffer."
 _AUTHORS_FIRST = re.compile(
-    r"\s*(?:(?:[A-Z]\.\s?-?)+\s*[A-Z][^\s,.]+|[A-Z][^\s,.]+,\s+[A-Z]\.|[A-Z][a-z]+\s+(?:[A-Z]\.\s)+[A-Z])"
+    r"\s*(?:(?:[A-Z]\.\s?-?)+\s*[A-Z][^\s,.]+(?:[,.]|\s+and\b)"  # "C.-S. J. Chu,", "D. W. K. Andrews."
+    r"|[A-Z][^\s,.]+,\s+(?:[A-Z]\.\s?)+(?:[,(&]|and\b|$)"  # "Andrews, D. W. K. (1993)"
+    r"|[A-Z][a-z]+\s+(?:[A-Z]\.\s)+[A-Z][^\s,.]+[,.])"  # "Juliet P. Shaffer."
 )
+# an entry's last block ends on its year, its pages or its DOI or address: "Econometrica, 61:821–856, 1993."
+_ENTRY_TAIL = re.compile(r"(?:\b(?:19|20)\d\d[a-z]?|\d+\s*[-–]\s*\d+|\S+/\S+)\W*$")
+_NOT_AN_ENTRY = re.compile(r"\s*(?:appendix|section|table|figure|chapter|supplement)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _ACKNOWLEDGEMENTS = re.compile(r"^\s*(?:\d+\.?\s*)?acknowledge?ments?\b", re.IGNORECASE)
 COLUMN_TEXT = 80  # characters: less than this on one side of the middle is no column
@@ -103,6 +109,7 @@ def page_texts(doc: Any, on_page: Callable[[int, int], object] | None = None) ->
                 _REFERENCE_ENTRY.search(b["text"])
                 or _entry_head(blocks[n : n + 2])
                 or _PAGE_NUMBER.match(b["text"])  # a page's number above the bottom band: the list goes on over it
+                or (n and _entry_tail(blocks[n - 1], b))
             ):
                 continue
             if skipping == "acknowledgements":
@@ -114,17 +121,32 @@ def page_texts(doc: Any, on_page: Callable[[int, int], object] | None = None) ->
     return out, scanned
 
 
+def _entry_tail(before: dict[str, Any], block: dict[str, Any]) -> bool:
+    """Whether a block is the last lines of the entry before it, set apart in a block of its own: a short one that
+    ends like a sentence after a block that names a year ("Andersen PK, … (1991). Statistical Models Based on
+    Counting" then "Processes. Springer-Verlag, New York.")."""
+    text = block["text"]
+    return (
+        len(text.split()) <= ENTRY_TAIL_WORDS
+        and bool(_SENTENCE_END.search(text.strip()))
+        and not _NOT_AN_ENTRY.match(text)
+        and bool(_REFERENCE_ENTRY.search(before["text"]))
+    )
+
+
 def _entry_head(blocks: list[dict[str, Any]]) -> bool:
     """Whether the first block is an entry's first lines that the PDF set apart from its last (the authors and title
-    one block, "Econometrica, 61:821–856, 1993." the next): it runs on and the next block names a year."""
-    if len(blocks) < 2:
+    one block, "Econometrica, 61:821–856, 1993." the next): it runs on, or opens on its authors, and the next block
+    (not a footer) names a year when the first opens on its authors, else ends as an entry ends. An appendix's
+    heading or first paragraph after the list is neither."""
+    if len(blocks) < 2 or blocks[1]["band"]:
         return False
-    text = blocks[0]["text"]
-    return (
-        len(text.split()) > ENTRY_HEAD_WORDS
-        and (not _SENTENCE_END.search(text) or bool(_AUTHORS_FIRST.match(text)))  # a title may end the line
-        and bool(_REFERENCE_ENTRY.search(blocks[1]["text"]))
-    )
+    text, tail = blocks[0]["text"], blocks[1]["text"].strip()
+    if len(text.split()) <= ENTRY_HEAD_WORDS or _NOT_AN_ENTRY.match(text):
+        return False
+    if _AUTHORS_FIRST.match(text):  # its authors first: a tail that names a year is enough ("… 2000a. In German.")
+        return bool(_REFERENCE_ENTRY.search(tail))
+    return not _SENTENCE_END.search(text) and bool(_ENTRY_TAIL.search(tail))
 
 
 def _blocks(page: pymupdf.Page) -> tuple[list[dict[str, Any]], bool]:
