@@ -40,7 +40,7 @@ def paper_pdf(source: str, paper: Mapping[str, Any] | None = None) -> bytes:
         if text.strip():
             doc.new_page().insert_textbox(PAGE, text, fontsize=11)
     doc.set_metadata({"title": title.strip(), "author": ", ".join(paper.get("authors") or [])})
-    data = doc.tobytes()
+    data = doc.tobytes(no_new_id=True)  # the same bytes each time: one document id for the same paper
     doc.close()
     return data
 

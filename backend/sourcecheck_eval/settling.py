@@ -56,17 +56,17 @@ def retrieve(record: Mapping[str, Any], library: Any = None, others: Sequence[di
     fresh = library is None
     if library is None:
         library = Library(None, MiniLMEmbedding(), 120)
+    own: dict[str, str] = {}
     try:
         # the record's names, not the stored ones: in a shared library the same bytes (a chat set's abstract) may
         # have come first as another record's paper2.pdf
-        own: dict[str, str] = {}
         for filename, data in papers(record):
             doc = library.add_pdf(data, filename)[0]
             if doc["status"] != "ready":  # a shared library ingests each PDF once, whichever record brings it
                 library.ingest(doc["id"])
             own.setdefault(doc["id"], filename)
         mine = [{**d, "filename": own[d["id"]]} for d in map(library.get, own) if d["status"] == "ready"]
-        ready = mine + list(others)
+        ready = mine + [d for d in others if d["id"] not in own]
         checkable = [s for s in split_sentences(record["text"]) if s.checkable]
         claims = {s.index: strip_citations(s.text) for s in checkable}
         cited = {s.index: _match_citations(s.text, ready) for s in checkable}
@@ -82,11 +82,15 @@ def retrieve(record: Mapping[str, Any], library: Any = None, others: Sequence[di
     finally:
         if fresh:
             library.close()
+        else:  # the next record's search must not see these: the lexical score counts words over the whole index
+            for doc_id in set(own) - {d["id"] for d in others}:
+                library.delete(doc_id)
 
 
 class Distractors:
     """The PDFs of a folder in a persistent library (work/index), ingested the first time it is needed: a record's
-    retrieval then searches them beside its own PDFs."""
+    retrieval then searches them beside its own PDFs. The index is kept as read: after a change to how PDFs are read
+    or chunked, delete work/ (index and kept hits) to measure the change."""
 
     def __init__(self, folder: Path, work: Path = DISTRACTED) -> None:
         from sourcecheck.library import Library
@@ -104,6 +108,9 @@ class Distractors:
         from sourcecheck.library.embeddings import MiniLMEmbedding
 
         self.library = Library(self.work / "index", MiniLMEmbedding(), 120)
+        for d in self.library.list():  # a record's PDFs left by a run that stopped: they would weigh in its words
+            if d["id"] not in self.ids:
+                self.library.delete(d["id"])
         docs = [self.library.add_pdf(p.read_bytes(), p.name)[0] for p in self.paths]
         todo = [d["id"] for d in docs if d["status"] != "ready"]
         for d in self.library.ingest_many(todo):  # read-ahead: the next PDF is parsed while this one is embedded

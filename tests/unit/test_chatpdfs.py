@@ -26,6 +26,7 @@ def test_a_paper_renders_to_two_pages_and_settling_is_judged_by_file_and_quote()
     source = "A title\n\nFirst finding is here. Second finding is there. Third one. Fourth one."
     doc = pymupdf.open(stream=paper_pdf(source, {"authors": ["A. Author"]}), filetype="pdf")
     assert doc.page_count == 2 and "A. Author" in doc[0].get_text() and "Fourth one" in doc[1].get_text()
+    assert paper_pdf(source) == paper_pdf(source)  # the same bytes, so one document id for the same paper
     label = {"source_index": 1, "source_quote": "Second finding is there."}
     assert settles({"filename": "paper2.pdf", "quote": "Second finding is there."}, label) is True
     assert settles({"filename": "paper1.pdf", "quote": "Second finding is there."}, label) is False

@@ -24,6 +24,8 @@ def test_a_record_searches_its_own_pdfs_under_its_own_names_and_the_distractors(
         settling.retrieve(first, library, [bees])
         text = "The bridge is orange. Bees dance to show where the flowers are. The river floods every spring."
         got = settling.retrieve({"id": "b", "text": text, "files": [("paper1.pdf", BRIDGE)]}, library, [bees])
+        # a record's PDFs leave the shared library with it: the next record's word counts do not include them
+        assert [d["id"] for d in library.list()] == [bees["id"]]
     finally:
         library.close()
     bridge = Library.id_for(BRIDGE)
