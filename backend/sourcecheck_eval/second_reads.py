@@ -5,7 +5,8 @@ own aligned sentences, beside the first read and the product's second read (each
     python -m sourcecheck_eval.second_reads read OUT.jsonl RUN_DIR...   # the real judge; resumes, a row a sentence
     python -m sourcecheck_eval.second_reads report OUT.jsonl            # AUROC within the band, 95 % intervals
 
-The rows measured (with the prompt pointing at the most relevant excerpt) are in tests/data/features/second_reads_dev.jsonl.gz (`report` reads it as is).
+The rows measured (with the prompt pointing at the most relevant excerpt) are in
+tests/data/features/second_reads_dev.jsonl.gz (`report` reads it as is).
 
 Only development halves and no record kept aside; sentences whose first P(supported) lies within the shipped
 balanced band widened by WIDEN on each side. Measured, not shipped (docs/quality.md).
