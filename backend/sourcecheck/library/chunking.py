@@ -11,9 +11,9 @@ def chunk_page(text: str, words_per_chunk: int = 120, overlap: float = 0.2) -> l
     """Split one page into chunks; each is (start, end, text) with whitespace-normalised text.
 
     A chunk ends at a sentence end in its last quarter when there is one, and the next starts at the start of the
-    sentence its overlap begins in when that is at most a quarter further back, so quotes stay whole. The page's text
-    blocks (paragraphs, a title, an author line) stay on lines of their own, so that a title and its authors do
-    not run on into the first sentence of the abstract as one "sentence" that matches every claim.
+    sentence its overlap begins in when that is less than a quarter chunk further back, so quotes stay whole. The
+    page's text blocks (paragraphs, a title, an author line) stay on lines of their own, so that a title and its
+    authors do not run on into the first sentence of the abstract as one "sentence" that matches every claim.
     """
     words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     chunks, i = [], 0
