@@ -2,9 +2,10 @@
 
 import re
 
+from sourcecheck.text.sentences import WORD_ENDS_SENTENCE
+
 _WORD = re.compile(r"\S+")
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 
 
 def chunk_page(text: str, words_per_chunk: int = 120, overlap: float = 0.2) -> list[tuple[int, int, str]]:
@@ -21,7 +22,7 @@ def chunk_page(text: str, words_per_chunk: int = 120, overlap: float = 0.2) -> l
         stop = min(i + words_per_chunk, len(words))
         if stop < len(words):
             for j in range(stop - 1, i + (3 * words_per_chunk) // 4, -1):
-                if _SENTENCE_END.search(text[words[j][0] : words[j][1]]):
+                if WORD_ENDS_SENTENCE.search(text[words[j][0] : words[j][1]]):
                     stop = j + 1
                     break
         start, end = words[i][0], words[stop - 1][1]
@@ -30,7 +31,7 @@ def chunk_page(text: str, words_per_chunk: int = 120, overlap: float = 0.2) -> l
             break
         back = stop - int((stop - i) * overlap)
         for j in range(back, max(i + 1, back - words_per_chunk // 4), -1) if back < stop else ():
-            if _SENTENCE_END.search(text[words[j - 1][0] : words[j - 1][1]]):
+            if WORD_ENDS_SENTENCE.search(text[words[j - 1][0] : words[j - 1][1]]):
                 back = j
                 break
         i = max(i + 1, back)

@@ -14,6 +14,7 @@ import numpy as np
 import pymupdf
 
 from sourcecheck.errors import out_of_memory
+from sourcecheck.text.sentences import WORD_ENDS_SENTENCE
 
 log = logging.getLogger("sourcecheck")
 
@@ -39,7 +40,6 @@ _AUTHORS_FIRST = re.compile(
 # an entry's last block ends on its year, its pages or its DOI or address: "Econometrica, 61:821–856, 1993."
 _ENTRY_TAIL = re.compile(r"(?:\b(?:19|20)\d\d[a-z]?|\d+\s*[-–]\s*\d+|\S+/\S+)\W*$")
 _NOT_AN_ENTRY = re.compile(r"\s*(?:appendix|section|table|figure|chapter|supplement)", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _ACKNOWLEDGEMENTS = re.compile(r"^\s*(?:\d+\.?\s*)?acknowledge?ments?\b", re.IGNORECASE)
 COLUMN_TEXT = 80  # characters: less than this on one side of the middle is no column
 TEXT_ON_A_SCAN = 200  # characters: a page that is mostly a picture and has less text than this (a stamp) is OCR'd
@@ -128,7 +128,7 @@ def _entry_tail(before: dict[str, Any], block: dict[str, Any]) -> bool:
     text = block["text"]
     return (
         len(text.split()) <= ENTRY_TAIL_WORDS
-        and bool(_SENTENCE_END.search(text.strip()))
+        and bool(WORD_ENDS_SENTENCE.search(text.strip()))
         and not _NOT_AN_ENTRY.match(text)
         and bool(_REFERENCE_ENTRY.search(before["text"]))
     )
@@ -146,7 +146,7 @@ def _entry_head(blocks: list[dict[str, Any]]) -> bool:
         return False
     if _AUTHORS_FIRST.match(text):  # its authors first: a tail that names a year is enough ("… 2000a. In German.")
         return bool(_REFERENCE_ENTRY.search(tail))
-    return not _SENTENCE_END.search(text) and bool(_ENTRY_TAIL.search(tail))
+    return not WORD_ENDS_SENTENCE.search(text) and bool(_ENTRY_TAIL.search(tail))
 
 
 def _blocks(page: pymupdf.Page) -> tuple[list[dict[str, Any]], bool]:

@@ -70,6 +70,8 @@ ABBREVIATIONS = {
     "tab",
 }
 _LONGEST = max(map(len, ABBREVIATIONS))
+# a word that ends a sentence: its stop, then any closing quotes or brackets ("1993).", "end.”")
+WORD_ENDS_SENTENCE = re.compile(r"[.!?][\"'”’)\]]*$")
 _TOKEN_CHAR = re.compile(r"[\w.]")
 _TOKEN_END = re.compile(r"[\w.]*\Z")
 _LINE_MARKER = re.compile(
