@@ -1,7 +1,7 @@
 import pytest
 from pdfs import BRIDGE_PAGES, make_pdf, make_scanned_pdf
 from sourcecheck.errors import NotFound, PDFError
-from sourcecheck.library import Library
+from sourcecheck.library import INDEX_VERSION, Library
 from sourcecheck.library.embeddings import HashEmbedding
 
 
@@ -90,6 +90,22 @@ def test_add_text_indexes_plain_sources(library):
     doc = library.add_text("notes", ["The river is 300 km long.", "It flows north."])
     assert doc["status"] == "ready" and doc["pages"] == 2
     assert library.search("how long is the river", k=1)[0].page == 1
+
+
+def test_a_document_indexed_under_an_older_index_version_is_indexed_again_at_the_next_start(tmp_path, fava_pdf):
+    """A version that reads or cuts pages otherwise (whole-sentence chunks) reaches the PDFs added before it."""
+    library = Library(tmp_path / "lib", HashEmbedding(), chunk_words=40)
+    doc = library.ingest(library.add_pdf(fava_pdf.read_bytes(), "fava.pdf")[0]["id"])
+    assert doc["index_version"] == INDEX_VERSION and library.pending() == []
+    library.set_metadata(doc["id"], index_version=None)  # as a library written before index versions
+    library.close()
+    library = Library(tmp_path / "lib", HashEmbedding(), chunk_words=40)
+    assert library.pending() == [doc["id"]]
+    again = library.ingest(doc["id"])
+    assert again["status"] == "ready" and again["index_version"] == INDEX_VERSION
+    assert again["chunks"] == doc["chunks"] and again["title"] == doc["title"]
+    assert library.pending() == [] and "35,074" in library.search("How many training instances?", k=1)[0].text
+    library.close()
 
 
 def test_a_short_document_reports_embedding_progress_in_several_steps(tmp_path):

@@ -28,6 +28,10 @@ from sourcecheck.pdf import ParsedPDF, files, open_pdf, parse_pdf
 # library: 1.0x the embedding-only bound at 256, more at 32); progress moves once per group, so a short
 # document is cut into about PROGRESS_STEPS groups of at least MIN_GROUP for a bar that moves.
 EMBED_GROUP, MIN_GROUP, PROGRESS_STEPS = 256, 8, 8
+# What a PDF's chunks hold (how its pages are read and cut), versioned: a ready document indexed under an older
+# version is indexed again at the next start (pending()), so that a new version's better quotes reach the PDFs
+# added before it. 2: a chunk starts at a sentence's start; a reference list the PDF splits into blocks stays out.
+INDEX_VERSION = 2
 SYNC_S = 2.0  # with a Chroma server: how often a search first takes in what other backends added or deleted
 
 
@@ -248,7 +252,9 @@ class Library:
             if not self._records.update(doc_id, progress=0.1 + 0.9 * (b + len(group)) / len(chunks)):
                 self.chunks.remove_document(doc_id)  # deleted meanwhile by another backend: its chunks here go too
                 return
-        if not self._records.update(doc_id, status="ready", progress=1.0, chunks=len(chunks)):
+        if not self._records.update(
+            doc_id, status="ready", progress=1.0, chunks=len(chunks), index_version=INDEX_VERSION
+        ):
             self.chunks.remove_document(doc_id)
 
     def list(self) -> list[Record]:
@@ -278,12 +284,11 @@ class Library:
             self.delete(doc_id)
 
     def pending(self) -> builtins.list[str]:  # builtins: list is a method here
-        """Documents whose ingestion was interrupted (by a restart): to be queued again. With a shared library,
-        only those whose PDF is here (the others are another backend's to finish)."""
-        return [
-            d["id"]
-            for d in self.list()
-            if d["status"] in ("queued", "parsing", "embedding") and d["sha256"] and self._records.has_pdf(d["id"])
+        """Documents whose ingestion was interrupted (by a restart), then those indexed under an older INDEX_VERSION:
+        to be queued again. With a shared library, only those whose PDF is here (the others are another backend's)."""
+        here = [d for d in self.list() if d["sha256"] and self._records.has_pdf(d["id"])]
+        return [d["id"] for d in here if d["status"] in ("queued", "parsing", "embedding")] + [
+            d["id"] for d in here if d["status"] == "ready" and (d.get("index_version") or 1) < INDEX_VERSION
         ]
 
     def file_bytes(self, doc_id: str) -> bytes:

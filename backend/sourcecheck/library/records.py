@@ -29,6 +29,7 @@ def new_record(doc_id: str, filename: str, sha256: str | None, status: str = "qu
         "sha256": sha256,
         "pages": 0,
         "chunks": 0,
+        "index_version": None,  # the library's INDEX_VERSION when it was last indexed
         "status": status,
         "progress": 0.0,
         "error": None,
