@@ -31,7 +31,14 @@ from sourcecheck.errors import BadRequest, EmptyLibrary, EmptyText, SourcecheckE
 from sourcecheck.evidence import Evidence, EvidenceBlock, prompt_order, select_evidence, shortlist
 from sourcecheck.judging.explaining import explain
 from sourcecheck.judging.verdict import Score, decide
-from sourcecheck.text.citations import NOT_A_NAME, find_citations, is_author, keep_citations, strip_citations
+from sourcecheck.text.citations import (
+    NOT_A_NAME,
+    find_citations,
+    find_name_pairs,
+    is_author,
+    keep_citations,
+    strip_citations,
+)
 from sourcecheck.text.sentences import Sentence, split_sentences
 from sourcecheck.zotero.view import with_links
 
@@ -133,6 +140,8 @@ def _events(
     # Retrieval sees the documents ready when the check started: not one still being ingested (its record has no
     # filename yet), nor the chunks Chroma still returns of one deleted meanwhile.
     hits = _retrieve(library, checkable, claims, cited, list(filenames), options.top_k)
+    for s in checkable:  # authors credited in prose ("the package by Zeileis and Hothorn"), against its papers
+        cited[s.index] += _credited(library, s.text, ready, {h.document_id for h in hits[s.index]})
     # The shared block grows in sentence order, so each prompt's evidence is fixed when its turn comes, its
     # sentences embedded then unless an earlier check met them (library.sentence_vectors); the model calls run up to
     # judge.model.concurrent at once (a remote server batches them; their evidence is then fixed up front), their
@@ -434,6 +443,29 @@ def _match_citations(sentence: str, documents: Sequence[dict[str, Any]]) -> list
         if match and named and not both and whole:
             entry.update(authors=_authors(match), not_authors=[c.coauthor])
         out.append(entry)
+    return out
+
+
+def _credited(
+    library: Library, sentence: str, documents: Sequence[dict[str, Any]], retrieved: set[str]
+) -> list[dict[str, Any]]:
+    """Two names the sentence credits in prose (find_name_pairs: "by Zeileis and Hothorn") whose first is an author of
+    a paper retrieved for it and whose second is no author of it: an entry as _match_citations writes for a marker
+    with a co-author the paper does not have. Only where each such paper has a whole list of two or more authors, no
+    library paper has both, and the second name appears nowhere in those papers: a paper names the co-authors of
+    its authors' other work ("Koenker and Bassett" in a paper by Koenker and Xiao), and so may a sentence about it."""
+    out = []
+    for c in find_name_pairs(sentence):
+        second = str(c.coauthor)
+        if second.lower() in NOT_A_NAME or any(
+            is_author(c.author, _authors(d)) and is_author(second, _authors(d)) for d in documents
+        ):
+            continue
+        papers = [d for d in documents if d["id"] in retrieved and is_author(c.author, _authors(d))]
+        whole = all(d.get("authors_listed") and len(_authors(d)) >= 2 for d in papers)
+        if papers and whole and not library.mentions(second, [d["id"] for d in papers]):
+            entry = {"text": c.text, "document_id": papers[0]["id"], "authors": _authors(papers[0])}
+            out.append({**entry, "not_authors": [second]})
     return out
 
 

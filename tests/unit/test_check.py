@@ -165,6 +165,32 @@ def test_a_citation_naming_a_co_author_the_paper_does_not_have_is_not_supported(
     assert red["label"] == "contradicted"  # a value the paper states otherwise stays red
 
 
+def test_a_co_author_credited_in_prose_is_checked_against_the_retrieved_paper(library):
+    """A new user's answer credited a paper to a wrong co-author in prose, with no year, on a passage that names no
+    author, and was shown supported: the paper's own list of authors settles it as it settles a citation."""
+    fava = next(d for d in library.list() if d["filename"] == "fava.pdf")
+    text = "The paper by Mishra and Kleiber generated 35,074 training instances."
+    events = list(check_text(text, library, judge(), options=CheckOptions(revise=True)))
+    wrong = [e for e in events if e["type"] == "verdict"][-1]
+    assert wrong["cited"] == [
+        {
+            "text": "Mishra and Kleiber",
+            "document_id": fava["id"],
+            "authors": fava["authors"],
+            "not_authors": ["Kleiber"],
+        }
+    ]
+    assert wrong["label"] == "unsupported" and "Kleiber is not among them" in wrong["critique"]
+    assert wrong["revised"] == text.replace("Kleiber", "Asai") == events[-1]["revised_text"]
+    for fine in (
+        "The paper by Mishra and Asai generated 35,074 training instances.",  # its authors
+        "Mishra and Wang generated 35,074 training instances.",  # a name the paper has (page 1's third author)
+        "Smoking and Drinking generated 35,074 training instances.",  # no author of a paper in the library
+    ):
+        verdict = list(check_text(fine, library, judge()))[1]
+        assert verdict["cited"] == [] and verdict["label"] == "supported", fine
+
+
 def test_a_co_author_is_looked_for_in_every_paper_of_that_author_and_year_and_only_a_whole_list_settles_it(library):
     docs = {d["filename"]: d for d in library.list()}
     fava, bridge = docs["fava.pdf"], docs["bridge.pdf"]

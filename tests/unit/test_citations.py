@@ -1,7 +1,7 @@
 """citations.py: citation markers found, stripped for the models and put back into a revision."""
 
 import pytest
-from sourcecheck.text.citations import find_citations, keep_citations, strip_citations
+from sourcecheck.text.citations import find_citations, find_name_pairs, keep_citations, strip_citations
 
 
 def test_citations():
@@ -48,3 +48,12 @@ def test_a_citation_of_two_authors_names_the_second_and_names_compare_as_whole_w
     assert is_author("O’Brien", ["Mary O'Brien"]) and is_author("Waals", ["Johannes van der Waals"])
     assert not is_author("Kleiber", []) and is_author("Smith-Jones", ["Ann Smith-Jones"])
     assert is_author("Ostergaard", ["Søren Østergaard"]) and is_author("Michalowski", ["Jan Michałowski"])
+
+
+def test_name_pairs_are_two_capitalised_words_joined_by_and_outside_author_year_markers():
+    found = find_name_pairs(
+        "Zeileis & Hothorn's package (Zeileis and Hothorn, 2002) and Lumley and Zeileis (2004) agree."
+    )
+    assert [(c.text, c.author, c.coauthor, c.year) for c in found] == [("Zeileis & Hothorn's", "Zeileis", "Hothorn", 0)]
+    assert [c.coauthor for c in find_name_pairs("The package by Zeileis and Hothorn.")] == ["Hothorn"]
+    assert find_name_pairs("zeileis and hothorn wrote it, as did A and B.") == []

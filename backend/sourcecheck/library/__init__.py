@@ -324,6 +324,11 @@ class Library:
 
     # -- search ------------------------------------------------------------------------------
 
+    def mentions(self, word: str, document_ids: Sequence[str]) -> bool:
+        """Whether a chunk of these documents has the word (as the lexical index keeps words: lower case)."""
+        with self._lock:
+            return bool(self.chunks.lexical.top(word, 1, document_ids))
+
     def search(
         self, query: str, k: int = 5, document_ids: Iterable[str] | None = None, candidates: int = 20
     ) -> builtins.list[Hit]:

@@ -14,6 +14,9 @@ _PAREN = re.compile(r"\(([^()]*?\b\d{4}[a-z]?)\)")
 _PAREN_ITEM = re.compile(
     r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+))?,?\s+(\d{4})[a-z]?"
 )
+# two names joined by "and" (no year): a paper's authors credited in prose, "Zeileis and Hothorn's package"
+_NAME_PAIR = re.compile(r"([A-Z][A-Za-z'’\-]+)\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+)")
+_POSSESSIVE = re.compile(r"['’]s?$")
 _NAME_RUN = re.compile(r"[A-Za-z'’\-]+")  # what the name in the three patterns above is made of
 _NAME_START = re.compile(r"[A-Z]")
 _NAME_START_WORD = re.compile(r"\b[A-Z]")
@@ -49,6 +52,18 @@ def find_citations(sentence: str) -> list[Citation]:
                 Citation(item.group(0), item.group(1), int(item.group(3)), s, m.start(1) + item.end(), item.group(2))
             )
     return sorted(found, key=lambda c: c.start)
+
+
+def find_name_pairs(sentence: str) -> list[Citation]:
+    """Two capitalised words joined by "and" or "&" outside any author-year marker ("by Zeileis and Hothorn",
+    "Zeileis & Hothorn's package"), year 0: perhaps a paper's two authors credited in prose, perhaps "Smoking and
+    Alzheimer's" (the caller asks whether the first is a library paper's author)."""
+    taken = [(c.start, c.end) for c in find_citations(sentence)]
+    return [
+        Citation(m.group(0), m.group(1), 0, m.start(), m.end(), _POSSESSIVE.sub("", m.group(2)))
+        for m in _first_per_run(_NAME_PAIR, _NAME_START_WORD, sentence)
+        if not any(start < m.end() and m.start() < end for start, end in taken)
+    ]
 
 
 def _first_per_run(pattern: re.Pattern[str], start: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
