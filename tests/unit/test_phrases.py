@@ -116,6 +116,11 @@ def test_two_negations_are_not_told_apart_by_words_so_they_are_no_conflict(claim
             "The drug did not reduce mortality in the trial.",  # a negation about something else does not hide it
             "The drug reduced mortality in the trial, without serious side effects.",
         ),
+        (  # a premise: "requires" is what "does not assume" denies (issue 48)
+            "The fluctuation test requires stationary regressors.",
+            "The fluctuation test does not assume stationary regressors.",
+        ),
+        ("The estimator assumes homoskedastic errors.", "The estimator does not require homoskedastic errors."),
     ],
 )
 def test_a_negation_on_one_side_only_is_a_conflict(claim, source):

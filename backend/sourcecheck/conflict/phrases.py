@@ -56,6 +56,9 @@ for _set in _EXCLUSIVE.split("|"):
     _members = set(_set.split())
     for _a in _members:
         OPPOSITE.setdefault(_a, set()).update(_members - {_a, _SAME.get(_a, _a)})
+# Verbs that state one thing about a method's premises: "requires normality" is what "does not assume normality" denies
+# (their stems, as a negation's scope is read, one stem for all).
+_PREMISE = dict.fromkeys(("requi", "presu", "need", "needs", "neede"), "assum")
 # "before" and "after" name moments, not directions: "before and after treatment" states both for one thing, so
 # a claim that pairs them with other words than its source does is reworded, not crossed.
 NOT_PAIRED = {"before", "after"}
@@ -146,7 +149,7 @@ def _scopes(text: str, both_ways: bool = False) -> list[tuple[str, list[str]]]:
             continue
         if both_ways or not _both_ways(words, i):
             scope = [
-                x[:STEM_LETTERS]
+                _stem(x)
                 for x in words[i + 1 : i + 1 + SCOPE_WORDS]
                 if x not in STOPWORDS and x not in NEGATIONS and len(x) > SHORT_WORD and not x.isdigit()
             ][:SCOPE_STEMS]
@@ -155,11 +158,15 @@ def _scopes(text: str, both_ways: bool = False) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _stem(word: str) -> str:
+    return _PREMISE.get(word[:STEM_LETTERS], word[:STEM_LETTERS])
+
+
 def _stands_plain(scope: Sequence[str], text: str) -> bool:
     """Whether the scope's stems stand within PLAIN_WORDS words of each other in text, no negation in the
     NEGATION_REACH words before them."""
     words = [w.lower() for w in _WORD.findall(text)]
-    stems_at = [w[:STEM_LETTERS] for w in words]
+    stems_at = [_stem(w) for w in words]
     for i, st in enumerate(stems_at):
         if st not in scope:
             continue
