@@ -225,3 +225,33 @@ def test_a_comparison_made_from_its_other_side_is_no_conflict():
     claim = "Counts made from boats are more accurate than aerial counts, the survey found."
     fewer = "Aerial counts are less accurate compared to the counts made from boats, which found fewer otters."
     assert find_conflict(claim, [ev(fewer)]) is None
+
+
+@pytest.mark.parametrize(
+    "claim, source",
+    [
+        (  # issue 48: a true sentence was red for a negation said of another package in the same passage
+            "The sandwich package provides HC and HAC covariance matrix estimators.",
+            "The car package provides HC (but not HAC) covariance matrix estimators.",
+        ),
+        (
+            "The sandwich package does not provide HAC covariance matrix estimators.",
+            "The car package provides HC and HAC covariance matrix estimators.",
+        ),
+    ],
+)
+def test_a_negation_said_of_another_subject_is_no_conflict(claim, source):
+    assert find_conflict(claim, [ev(source)]) is None
+
+
+def test_a_negation_said_of_the_same_subject_in_other_words_is_still_a_conflict():
+    """The subjects are compared on four letters ("tumours", "tumors"), and what the two disagree on ("small",
+    "large") is no other subject."""
+    found = find_conflict(
+        "Almost all of these tumours were small and caused no visual signs.",
+        [ev("Almost all the tumors were large with visual signs caused by suprasellar extension.")],
+    )
+    assert found is not None and found.kind == "negation"
+    same = "The sandwich package does not provide HAC covariance matrix estimators."
+    found = find_conflict("The sandwich package provides HAC covariance matrix estimators.", [ev(same)])
+    assert found is not None and found.kind == "negation"

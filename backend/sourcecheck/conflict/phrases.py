@@ -73,6 +73,7 @@ NEGATION_REACH = 4  # words before them in which a negation still negates them (
 # the claim's stems, and this share of them ("not" is common; a sentence sharing the topic states other things).
 NEGATION_SHARED_WORDS = 3
 NEGATION_SHARED_SHARE = 0.6
+SUBJECT_LETTERS = 4  # the two sides' words compared on this many letters when telling their subjects apart
 BOTH_WAYS_WORDS = 4  # words before "without" that may hold its "with": "with retrieval and without", "with
 # the retriever or without"
 
@@ -98,12 +99,13 @@ def negation_conflict(claim: str, sentence: str, shared: set[str], about: set[st
         return None
     for negated, other in ((claim, sentence), (sentence, claim)):
         about_negated = stems(negated)
-        if any(set(scope) & about_negated for _, scope in _scopes(other, both_ways=True)):
+        if any(set(scope) & about_negated for _, _, scope in _scopes(other, both_ways=True)):
             continue  # both negate something the sentence is about: "no cases among the vaccinated" vs "cases in 12,
             # none among the vaccinated" say the same; word scopes cannot tell which negation matches which (a
             # "with and without" counts here as before: it is no reason to find more conflicts)
-        for word, scope in _scopes(negated):
-            if _stands_plain(scope, other):
+        for at, word, scope in _scopes(negated):
+            plain_at = _stands_plain(scope, other)
+            if plain_at is not None and not _other_subjects(negated, at, other, plain_at):
                 return ("negation",) + ((word, "(no negation)") if negated is claim else ("(no negation)", word))
     return None
 
@@ -139,9 +141,9 @@ def _both_ways(words: Sequence[str], i: int) -> bool:
     )
 
 
-def _scopes(text: str, both_ways: bool = False) -> list[tuple[str, list[str]]]:
-    """(negation word, the first SCOPE_STEMS content stems after it) for each negation in the text; those that
-    state both ways (_both_ways) only with both_ways."""
+def _scopes(text: str, both_ways: bool = False) -> list[tuple[int, str, list[str]]]:
+    """(word number, negation word, the first SCOPE_STEMS content stems after it) for each negation in the text;
+    those that state both ways (_both_ways) only with both_ways."""
     words = [w.lower() for w in _WORD.findall(text)]
     out = []
     for i, w in enumerate(words):
@@ -154,7 +156,7 @@ def _scopes(text: str, both_ways: bool = False) -> list[tuple[str, list[str]]]:
                 if x not in STOPWORDS and x not in NEGATIONS and len(x) > SHORT_WORD and not x.isdigit()
             ][:SCOPE_STEMS]
             if len(scope) == SCOPE_STEMS:
-                out.append((w, scope))
+                out.append((i, w, scope))
     return out
 
 
@@ -162,9 +164,9 @@ def _stem(word: str) -> str:
     return _PREMISE.get(word[:STEM_LETTERS], word[:STEM_LETTERS])
 
 
-def _stands_plain(scope: Sequence[str], text: str) -> bool:
-    """Whether the scope's stems stand within PLAIN_WORDS words of each other in text, no negation in the
-    NEGATION_REACH words before them."""
+def _stands_plain(scope: Sequence[str], text: str) -> int | None:
+    """The word number where the scope's stems stand within PLAIN_WORDS words of each other in text, no negation
+    in the NEGATION_REACH words before them; None if they do nowhere."""
     words = [w.lower() for w in _WORD.findall(text)]
     stems_at = [_stem(w) for w in words]
     for i, st in enumerate(stems_at):
@@ -172,8 +174,33 @@ def _stands_plain(scope: Sequence[str], text: str) -> bool:
             continue
         window = stems_at[i : i + PLAIN_WORDS]
         if set(scope) <= set(window) and not any(negates(words, j) for j in range(max(0, i - NEGATION_REACH), i)):
-            return True
-    return False
+            return i
+    return None
+
+
+def _other_subjects(negated: str, at: int, plain: str, plain_at: int) -> bool:
+    """Whether the two say it of different things: each names, before the negation or before where the negated
+    words stand plain, a word the other does not have there ("The car package provides HC (but not HAC)" is about
+    car, "The sandwich package provides HC and HAC" about sandwich). Issue 48: a true sentence was red for it."""
+    before_negation, before_plain = _subject_words(negated, at), _subject_words(plain, plain_at)
+    own = _unmatched(before_negation, _subject_words(plain, None))
+    return bool(own) and bool(_unmatched(before_plain, before_negation))
+
+
+def _subject_words(text: str, at: int | None) -> set[str]:
+    """The content words before word number `at` (as _WORD counts them; None: all)."""
+    return {
+        w
+        for w in (m.lower() for m in _WORD.findall(text)[:at])
+        if w not in STOPWORDS and w not in NEGATIONS and len(w) > SHORT_WORD and not w.isdigit()
+    }
+
+
+def _unmatched(words: set[str], other: set[str]) -> set[str]:
+    """The words with no word of the other set on their first SUBJECT_LETTERS ("tumour" meets "tumor") and no
+    opposite there ("small" beside "large" is what the two disagree on, not what they are about)."""
+    prefixes = {w[:SUBJECT_LETTERS] for w in other}
+    return {w for w in words if w[:SUBJECT_LETTERS] not in prefixes and not OPPOSITE.get(w, set()) & other}
 
 
 def direction_stated(claim: str, sentences: Sequence[str]) -> dict[str, int]:
