@@ -252,6 +252,17 @@ def test_a_negation_said_of_the_same_subject_in_other_words_is_still_a_conflict(
         [ev("Almost all the tumors were large with visual signs caused by suprasellar extension.")],
     )
     assert found is not None and found.kind == "negation"
+    found = find_conflict(  # a number is no subject; the two differ in words, not in one place (dev, chat-q37)
+        "A community college study of 4,604 students found no significant difference in success between online and "
+        "face-to-face students.",
+        [
+            ev(
+                "The purpose of this study was to determine if significant differences existed in student success at "
+                "the community college level between online and face-to-face courses."
+            )
+        ],
+    )
+    assert found is not None and found.kind == "negation"
     same = "The sandwich package does not provide HAC covariance matrix estimators."
     found = find_conflict("The sandwich package provides HAC covariance matrix estimators.", [ev(same)])
     assert found is not None and found.kind == "negation"

@@ -179,28 +179,39 @@ def _stands_plain(scope: Sequence[str], text: str) -> int | None:
 
 
 def _other_subjects(negated: str, at: int, plain: str, plain_at: int) -> bool:
-    """Whether the two say it of different things: each names, before the negation or before where the negated
-    words stand plain, a word the other does not have there ("The car package provides HC (but not HAC)" is about
-    car, "The sandwich package provides HC and HAC" about sandwich). Issue 48: a true sentence was red for it."""
-    before_negation, before_plain = _subject_words(negated, at), _subject_words(plain, plain_at)
-    own = _unmatched(before_negation, _subject_words(plain, None))
-    return bool(own) and bool(_unmatched(before_plain, before_negation))
+    """Whether the two say it of different things: before the negation, and before where the negated words stand
+    plain, each has a word the other lacks in the same place, next to a word both have ("The car package provides HC
+    (but not HAC)" is about car, "The sandwich package provides HC and HAC" about sandwich: car and sandwich each
+    stand next to "package"). Issue 48: a true sentence was red for it. Only a word in the same place: any two
+    wordings of one finding differ in some word ("found no difference" beside "results indicated a difference")."""
+    mine, theirs = _content_words(negated, at), _content_words(plain, plain_at)
+    own = _unmatched(mine, _content_words(plain, None))
+    other = _unmatched(theirs, _content_words(negated, None))
+    return bool({n for i in own for n in _neighbours(mine, i)} & {n for i in other for n in _neighbours(theirs, i)})
 
 
-def _subject_words(text: str, at: int | None) -> set[str]:
-    """The content words before word number `at` (as _WORD counts them; None: all)."""
-    return {
+def _content_words(text: str, at: int | None) -> list[str]:
+    """The content words before word number `at` (as _WORD counts them; None: all), in order; no numbers (a value
+    is what two sentences disagree on, not what they are about)."""
+    return [
         w
         for w in (m.lower() for m in _WORD.findall(text)[:at])
-        if w not in STOPWORDS and w not in NEGATIONS and len(w) > SHORT_WORD and not w.isdigit()
-    }
+        if w not in STOPWORDS and w not in NEGATIONS and len(w) > SHORT_WORD and not any(c.isdigit() for c in w)
+    ]
 
 
-def _unmatched(words: set[str], other: set[str]) -> set[str]:
-    """The words with no word of the other set on their first SUBJECT_LETTERS ("tumour" meets "tumor") and no
-    opposite there ("small" beside "large" is what the two disagree on, not what they are about)."""
-    prefixes = {w[:SUBJECT_LETTERS] for w in other}
-    return {w for w in words if w[:SUBJECT_LETTERS] not in prefixes and not OPPOSITE.get(w, set()) & other}
+def _unmatched(words: Sequence[str], other: Sequence[str]) -> list[int]:
+    """The positions of the words with no word of the other list on their first SUBJECT_LETTERS ("tumour" meets
+    "tumor") and no opposite there ("small" beside "large" is what the two disagree on, not what they are about)."""
+    prefixes, others = {w[:SUBJECT_LETTERS] for w in other}, set(other)
+    return [
+        i for i, w in enumerate(words) if w[:SUBJECT_LETTERS] not in prefixes and not OPPOSITE.get(w, set()) & others
+    ]
+
+
+def _neighbours(words: Sequence[str], i: int) -> set[str]:
+    """The stems of the content words just before and after words[i]."""
+    return {_stem(words[j]) for j in (i - 1, i + 1) if 0 <= j < len(words)}
 
 
 def direction_stated(claim: str, sentences: Sequence[str]) -> dict[str, int]:
