@@ -20,14 +20,14 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sourcecheck.conflict import Conflict
+from sourcecheck.conflict import Conflict, unnamed
 from sourcecheck.conflict.reading import ALIGNED, MAX_SWAPS, Swap, swap
 from sourcecheck.errors import ConfigError
 from sourcecheck.evidence import Evidence, prompt_order
 from sourcecheck.judging.calibration import logit
 from sourcecheck.judging.judge import Asking, Judge, yes_probability
 from sourcecheck.text.numerals import numbers
-from sourcecheck.text.words import STOPWORDS, content_words, names
+from sourcecheck.text.words import content_words
 
 from sourcecheck_eval.aligned import aligned
 
@@ -150,11 +150,11 @@ def signal_features(claim: str, evidence: Sequence[Evidence], p_raw: float) -> d
     claim_numbers = numbers(claim)
     # '350,000' is a content word and the number '350000': count it once, as a number
     words = {w for w in content_words(claim) if not (numbers(w) and numbers(w) <= claim_numbers)}
-    named = names(claim, sentence_starts=False) - STOPWORDS
+    named, missing = unnamed(claim, evidence)
     return {
         "logit_p": logit(p_raw),
         "overlap": len(words & found_words) / len(words) if words else 1.0,
         "numbers_missing": len(claim_numbers - found_numbers) / len(claim_numbers) if claim_numbers else 0.0,
-        "names_missing": len(named - found_words) / len(named) if named else 0.0,
+        "names_missing": len(missing) / len(named) if named else 0.0,
         "rerank": max((e.relevance for e in evidence), default=0.0),
     }

@@ -54,6 +54,7 @@ def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dic
                         "p_raw": u["p_raw"],
                         **({"alone": max(u["alone"])} if u.get("alone") else {}),
                         "conflict": bool(u.get("conflict")),
+                        "unnamed": bool((u.get("features") or {}).get("names_missing")),
                     }
                 )
         for name in sorted({n for n, _ in views}):  # Factcheck-GPT's grounded labels, not real-world truth (records.py)
@@ -64,6 +65,7 @@ def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dic
             continue
         d = np.load(path)
         alone = d["alone"] if "alone" in d else np.full(len(d["y"]), np.nan)
+        unnamed = d["names_missing"] > 0 if "names_missing" in d else np.zeros(len(d["y"]), dtype=bool)
         out[name] = [
             {
                 "record": str(r),
@@ -71,8 +73,9 @@ def load(runs: Sequence[str | Path], features: Sequence[str | Path] = ()) -> dic
                 "p_raw": float(p),
                 **({} if np.isnan(a) else {"alone": float(a)}),
                 "conflict": bool(c),
+                "unnamed": bool(n),
             }
-            for r, y, p, a, c in zip(d["record"], d["y"], d["p_raw"], alone, d["conflict"])
+            for r, y, p, a, c, n in zip(d["record"], d["y"], d["p_raw"], alone, d["conflict"], unnamed)
         ]
     return set_aside(out)
 
@@ -102,30 +105,31 @@ def fitted(data: Mapping[str, list[dict[str, Any]]], leave_out: str | None = Non
 
 def final_p(u: Mapping[str, Any], calibration: Mapping[str, Any], sensitivity: str = "balanced") -> float:
     """P(supported) as the user gets it: the first read's, or both reads' where the first leaves the sentence in its
-    band and a second read was recorded (check.reread_sentence)."""
+    band and a second read was recorded (check.reread_sentence), unless that would clear a sentence that names
+    something none of its passages names (unnamed: the first read's doubt stands)."""
+    return _reread(u, calibration, sensitivity)[0]
+
+
+def _reread(u: Mapping[str, Any], calibration: Mapping[str, Any], sensitivity: str) -> tuple[float, bool]:
+    """(final_p, whether the second read's scale and band grade it)."""
     q1 = platt(u["p_raw"], calibration["a"], calibration["b"])
     second, band = calibration.get("second"), calibration["bands"][sensitivity]
     if not second or not band[0] <= q1 < band[1] or np.isnan(u.get("alone", np.nan)):
-        return q1
-    return float(sigmoid(second["a"][0] * logit(u["p_raw"]) + second["a"][1] * logit(u["alone"]) + second["b"]))
+        return q1, False
+    both = float(sigmoid(second["a"][0] * logit(u["p_raw"]) + second["a"][1] * logit(u["alone"]) + second["b"]))
+    if u.get("unnamed") and grade(both, second["bands"][sensitivity]) == "supported":
+        return q1, False
+    return both, True
 
 
 def marks(units: list[dict[str, Any]], calibration: Mapping[str, Any], sensitivity: str = "balanced") -> list[str]:
     """What the user sees for each unit: red for a found conflict, else the grade of its P(supported), by the second
-    read's band where the first read's band left it (final_p)."""
-    band = calibration["bands"][sensitivity]
-    second = calibration.get("second") or {}
+    read's band where the first read's band left it and its verdict stands (final_p)."""
     out = []
     for u in units:
-        q1 = platt(u["p_raw"], calibration["a"], calibration["b"])
-        reread = bool(second) and band[0] <= q1 < band[1] and not np.isnan(u.get("alone", np.nan))
-        out.append(
-            "contradicted"
-            if u["conflict"]
-            else grade(final_p(u, calibration, sensitivity), second["bands"][sensitivity])
-            if reread
-            else grade(q1, band)
-        )
+        p, second = _reread(u, calibration, sensitivity)
+        bands = calibration["second"]["bands"] if second else calibration["bands"]
+        out.append("contradicted" if u["conflict"] else grade(p, bands[sensitivity]))
     return out
 
 

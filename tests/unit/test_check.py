@@ -408,6 +408,23 @@ def test_a_sentence_the_first_read_is_not_sure_of_is_read_again_against_each_pas
     assert events[-1]["counts"] == {"supported": 1, "uncertain": 0, "contradicted": 1, "unsupported": 1, "skipped": 2}
 
 
+def test_a_second_read_does_not_clear_a_sentence_naming_what_none_of_its_passages_names(library):
+    """A passage read alone is found to support a claim about another name (issue 48: most of the full-paper errors
+    the second read cleared): the first read's doubt stands, its P(supported) with it."""
+    bands = {"balanced": [0.0, 0.999]}
+    second = {"a": [0.0, 1.0], "b": 0.0, "bands": {"balanced": [0.3, 0.6]}}
+    j = Judge(FakeModel(), calibration={"a": 1.0, "b": 0.0, "bands": bands, "second": second})
+    text = (
+        "The Golden Gate Bridge opened to traffic on May 27, 1937. "
+        "The Golden Gate Bridge opened to traffic under Mayor Rossi."
+    )
+    verdicts = [e for e in check_text(text, library, j) if e["type"] == "verdict"]
+    first = {e["index"]: e for e in verdicts if e["rereading"]}
+    last = {e["index"]: e for e in verdicts}
+    assert set(first) == {0, 1} and last[0]["label"] == "supported"  # read again, and cleared
+    assert last[1]["label"] == "uncertain" and last[1]["p_supported"] == first[1]["p_supported"] and last[1]["final"]
+
+
 def test_without_a_second_scale_nothing_is_read_again(library):
     model = FakeModel()
     events = list(

@@ -4,7 +4,7 @@ fit that did not see it, with intervals over records."""
 import json
 
 import numpy as np
-from sourcecheck_eval.operating import fitted, kind_of, load, marks, report, table
+from sourcecheck_eval.operating import final_p, fitted, kind_of, load, marks, report, table
 
 
 def sets():
@@ -14,7 +14,7 @@ def sets():
         y = (rng.random(n) < 0.5).astype(int)
         p = 1 / (1 + np.exp(-rng.normal(np.where(y == 1, 1.0, -1.0) + shift, 1.0)))
         return [
-            {"record": f"{name}-{i // 5}", "y": int(t), "p_raw": float(q), "conflict": i == 0}
+            {"record": f"{name}-{i // 5}", "y": int(t), "p_raw": float(q), "conflict": i == 0, "unnamed": False}
             for i, (t, q) in enumerate(zip(y, p))
         ]
 
@@ -32,6 +32,18 @@ def test_marks_are_red_for_a_found_conflict_else_the_grade_of_the_calibrated_p()
     units = [{"p_raw": 0.9, "conflict": True}, {"p_raw": 0.1, "conflict": False}, {"p_raw": 0.5, "conflict": False}]
     calibration = {"a": 1.0, "b": 0.0, "bands": {"balanced": [0.3, 0.6]}}
     assert marks(units, calibration) == ["contradicted", "unsupported", "uncertain"]
+
+
+def test_a_second_read_clears_no_sentence_that_names_what_its_passages_do_not():
+    second = {"a": [0.0, 1.0], "b": 0.0, "bands": {"balanced": [0.3, 0.6]}}
+    calibration = {"a": 1.0, "b": 0.0, "bands": {"balanced": [0.3, 0.6]}, "second": second}
+    units = [
+        {"p_raw": 0.5, "alone": 0.9, "conflict": False, "unnamed": False},  # read again: supported
+        {"p_raw": 0.5, "alone": 0.9, "conflict": False, "unnamed": True},  # as the product: its first grade stands
+        {"p_raw": 0.5, "alone": 0.1, "conflict": False, "unnamed": True},  # a second read may still flag it
+    ]
+    assert marks(units, calibration) == ["supported", "uncertain", "unsupported"]
+    assert final_p(units[1], calibration) == 0.5 and final_p(units[0], calibration) == 0.9
 
 
 def test_the_table_reports_each_set_with_intervals_over_records(tmp_path):
@@ -52,6 +64,9 @@ def test_the_table_reports_each_set_with_intervals_over_records(tmp_path):
     rows += [{"dataset": "g", "view": "grounded", **{**u, "y": 1 - u["y"]}} for u in data["a"][:2]]
     (tmp_path / "run" / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert load([tmp_path / "run"]) == {"a": data["a"][:3], "g": [{**u, "y": 1 - u["y"]} for u in data["a"][:2]]}
+    rows[0]["features"] = {"names_missing": 0.5}  # the evaluation's share of the claim's names no passage has
+    (tmp_path / "run" / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert [u["unnamed"] for u in load([tmp_path / "run"])["a"]] == [True, False, False]
 
 
 def test_the_shipped_calibration_is_reproduced_from_the_committed_features():
@@ -65,6 +80,8 @@ def test_the_shipped_calibration_is_reproduced_from_the_committed_features():
     fit = fitted(data)
     assert {k: fit[k] for k in ("a", "b", "bands")} == {k: shipped()[k] for k in ("a", "b", "bands")}
     assert fit["kinds"] == ["chatpdfs", "factcheck_gpt", "fullpapers", "lfqa_verification", "tofueval", "wice"]
+    # the gate of the second read (check.reread_sentence) is read from them too: full papers name things no passage has
+    assert 0 < sum(u["unnamed"] for u in data["fullpapers-dev"]) < len(data["fullpapers-dev"])
 
 
 def test_the_ceiling_is_the_best_band_chosen_with_hindsight():

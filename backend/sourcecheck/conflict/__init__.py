@@ -35,7 +35,7 @@ from sourcecheck.conflict.quantities import (
 )
 from sourcecheck.text.numerals import numbers
 from sourcecheck.text.sentences import sentence_texts
-from sourcecheck.text.words import STEM_LETTERS, names, stems
+from sourcecheck.text.words import STEM_LETTERS, STOPWORDS, content_words, names, stems
 
 # When a source sentence is about the claim: the claim's content stems (its words other than negations and
 # direction words, which are what a conflicting sentence changes) that the sentence has too.
@@ -66,6 +66,13 @@ def states_claim(claim: str, item: EvidenceItem) -> bool:
     if not names(claim, sentence_starts=False) <= {w.lower() for w in re.findall(r"[\w'’-]+", text)}:
         return False
     return find_conflict(claim, [item]) is None
+
+
+def unnamed(claim: str, evidence: Sequence[EvidenceItem]) -> tuple[set[str], set[str]]:
+    """(the names the claim uses mid-sentence, those of them that none of the items' passages has): what a second
+    read may not clear (check.reread_sentence), and the evaluation's names_missing."""
+    named = names(claim, sentence_starts=False) - STOPWORDS
+    return named, named - set(content_words(" ".join(e.passage for e in evidence)))
 
 
 def _public(found: "Conflict | Disagreement") -> dict[str, str]:
