@@ -92,19 +92,48 @@ def test_add_text_indexes_plain_sources(library):
     assert library.search("how long is the river", k=1)[0].page == 1
 
 
-def test_a_document_indexed_under_an_older_index_version_is_indexed_again_at_the_next_start(tmp_path, fava_pdf):
-    """A version that reads or cuts pages otherwise (whole-sentence chunks) reaches the PDFs added before it."""
-    library = Library(tmp_path / "lib", HashEmbedding(), chunk_words=40)
+def test_a_document_indexed_under_an_older_index_version_is_indexed_again_staying_searchable(tmp_path, fava_pdf):
+    """A version that reads or cuts pages otherwise (whole-sentence chunks) reaches the PDFs added before it; the
+    document stays ready and found while its chunks are replaced, and none of the old ones is left over."""
+    library = Library(tmp_path / "lib", HashEmbedding(), chunk_words=20)
     doc = library.ingest(library.add_pdf(fava_pdf.read_bytes(), "fava.pdf")[0]["id"])
-    assert doc["index_version"] == INDEX_VERSION and library.pending() == []
+    assert doc["index_version"] == INDEX_VERSION and library.outdated() == [] and library.pending() == []
     library.set_metadata(doc["id"], index_version=None)  # as a library written before index versions
     library.close()
+    seen = []
+
+    class Watching(HashEmbedding):
+        def __call__(self, texts):
+            if texts != ["How many training instances?"]:  # while chunks are embedded: still ready, still found
+                hits = library.search("How many training instances?", k=1)
+                seen.append((library.get(doc["id"])["status"], bool(hits) and "35,074" in hits[0].text))
+            return super().__call__(texts)
+
+    library = Library(tmp_path / "lib", Watching(), chunk_words=40)  # cut coarser: old chunks are left over
+    assert library.outdated() == [doc["id"]] and library.pending() == []
+    again = library.reindex(doc["id"])
+    assert seen and set(seen) == {("ready", True)}
+    assert again["status"] == "ready" and again["index_version"] == INDEX_VERSION and again["title"] == doc["title"]
+    assert again["chunks"] < doc["chunks"] and library.chunks.count() == again["chunks"] == len(library.chunks.lexical)
+    assert library.outdated() == [] and "35,074" in library.search("How many training instances?", k=1)[0].text
+    library.close()
+
+
+def test_a_document_that_fails_to_be_indexed_again_keeps_what_it_had(tmp_path, fava_pdf):
+    """A parse that times out on a busy machine at start-up must not cost the user a document that was ready."""
     library = Library(tmp_path / "lib", HashEmbedding(), chunk_words=40)
-    assert library.pending() == [doc["id"]]
-    again = library.ingest(doc["id"])
-    assert again["status"] == "ready" and again["index_version"] == INDEX_VERSION
-    assert again["chunks"] == doc["chunks"] and again["title"] == doc["title"]
-    assert library.pending() == [] and "35,074" in library.search("How many training instances?", k=1)[0].text
+    doc = library.ingest(library.add_pdf(fava_pdf.read_bytes(), "fava.pdf")[0]["id"])
+    library.set_metadata(doc["id"], index_version=None)
+    library.close()
+
+    def timing_out(data, **kwargs):
+        raise PDFError("Reading the PDF took too long.", code="pdf_timeout")
+
+    library = Library(tmp_path / "lib", HashEmbedding(), chunk_words=40, parse=timing_out)
+    kept = library.reindex(doc["id"])
+    assert kept["status"] == "ready" and kept["chunks"] == doc["chunks"] == library.chunks.count()
+    assert library.outdated() == [doc["id"]]  # tried again after the next start
+    assert "35,074" in library.search("How many training instances?", k=1)[0].text
     library.close()
 
 

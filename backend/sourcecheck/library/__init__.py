@@ -7,6 +7,7 @@ the library's, is shared by all three.
 
 import builtins
 import hashlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,13 +25,15 @@ from sourcecheck.library.records import Record, new_record
 from sourcecheck.library.search import Hit, hybrid_search
 from sourcecheck.pdf import ParsedPDF, files, open_pdf, parse_pdf
 
+log = logging.getLogger("sourcecheck")
+
 # Chunks embedded per call: one call sorts its texts by length, so larger groups pad less (a 300-page
 # library: 1.0x the embedding-only bound at 256, more at 32); progress moves once per group, so a short
 # document is cut into about PROGRESS_STEPS groups of at least MIN_GROUP for a bar that moves.
 EMBED_GROUP, MIN_GROUP, PROGRESS_STEPS = 256, 8, 8
 # What a PDF's chunks hold (how its pages are read and cut), versioned: a ready document indexed under an older
-# version is indexed again at the next start (pending()), so that a new version's better quotes reach the PDFs
-# added before it. 2: a chunk starts at a sentence's start; a reference list the PDF splits into blocks stays out.
+# version is indexed again after the next start (outdated(), reindex()), so that a new version's better quotes reach
+# the PDFs added before it. 2: a chunk starts at a sentence's start; a reference list split into blocks stays out.
 INDEX_VERSION = 2
 SYNC_S = 2.0  # with a Chroma server: how often a search first takes in what other backends added or deleted
 
@@ -229,7 +232,23 @@ class Library:
         self._index_pages(doc_id, pages)
         return self.get(doc_id)
 
-    def _index_pages(self, doc_id: str, pages: Sequence[str]) -> None:
+    def reindex(self, doc_id: str) -> Record:
+        """Index a ready document again under INDEX_VERSION (outdated()). It stays ready and searchable meanwhile: its
+        new chunks replace the old ones of the same ids as they are written, then the old ones left over go. A failure
+        (a parse that times out on a busy machine, no text left) leaves what is there, old chunks or some new ones in
+        their place, and its older version: it is tried again after the next start."""
+        try:
+            if self._records.docs.get(doc_id, {}).get("status") == "ready":
+                self._index_pages(doc_id, self.parse(self.file_bytes(doc_id)).pages, in_place=True)
+        except IndexUnreachable:
+            raise
+        except Exception:  # noqa: BLE001 - it keeps what it had; the log says why
+            log.exception("Indexing %s again under index version %d failed; it keeps its chunks", doc_id, INDEX_VERSION)
+        return self.get(doc_id)
+
+    def _index_pages(self, doc_id: str, pages: Sequence[str], in_place: bool = False) -> None:
+        """Chunk and embed a document's pages. in_place: a ready document indexed again (reindex), its status and
+        chunks left as they are until each new chunk is written."""
         chunks = [
             (f"{doc_id}:{page_no}:{i}", text, {"document_id": doc_id, "page": page_no, "start": start, "end": end})
             for page_no, page_text in enumerate(pages, start=1)
@@ -237,8 +256,10 @@ class Library:
         ]
         if not chunks:
             raise PDFError("The document has no text to index.", code="pdf_no_text")
-        self.chunks.remove_document(doc_id)  # a resumed ingest: chunks of the run before (perhaps chunked otherwise)
-        self._records.update(doc_id, status="embedding", progress=0.1)
+        old = self.chunks.ids_of(doc_id) if in_place else set()
+        if not in_place:
+            self.chunks.remove_document(doc_id)  # a resumed ingest: the run before's chunks (perhaps cut otherwise)
+            self._records.update(doc_id, status="embedding", progress=0.1)
         size = min(EMBED_GROUP, max(MIN_GROUP, -(-len(chunks) // PROGRESS_STEPS)))
         for b in range(0, len(chunks), size):
             group = chunks[b : b + size]
@@ -249,12 +270,13 @@ class Library:
                     return  # deleted while it was being indexed, or the server is stopping: resumed at the next
                     # start (pending()), the chunks written so far are written again
                 self.chunks.write(ids, texts, vectors, metas)
-            if not self._records.update(doc_id, progress=0.1 + 0.9 * (b + len(group)) / len(chunks)):
+            if not in_place and not self._records.update(doc_id, progress=0.1 + 0.9 * (b + len(group)) / len(chunks)):
                 self.chunks.remove_document(doc_id)  # deleted meanwhile by another backend: its chunks here go too
                 return
-        if not self._records.update(
-            doc_id, status="ready", progress=1.0, chunks=len(chunks), index_version=INDEX_VERSION
-        ):
+        with self._lock:
+            self.chunks.remove_ids(sorted(old - {c[0] for c in chunks}))
+        done = {"status": "ready", "progress": 1.0} if not in_place else {}
+        if not self._records.update(doc_id, chunks=len(chunks), index_version=INDEX_VERSION, **done):
             self.chunks.remove_document(doc_id)
 
     def list(self) -> list[Record]:
@@ -284,12 +306,19 @@ class Library:
             self.delete(doc_id)
 
     def pending(self) -> builtins.list[str]:  # builtins: list is a method here
-        """Documents whose ingestion was interrupted (by a restart), then those indexed under an older INDEX_VERSION:
-        to be queued again. With a shared library, only those whose PDF is here (the others are another backend's)."""
-        here = [d for d in self.list() if d["sha256"] and self._records.has_pdf(d["id"])]
-        return [d["id"] for d in here if d["status"] in ("queued", "parsing", "embedding")] + [
-            d["id"] for d in here if d["status"] == "ready" and (d.get("index_version") or 1) < INDEX_VERSION
+        """Documents whose ingestion was interrupted (by a restart): to be queued again. With a shared library,
+        only those whose PDF is here (the others are another backend's to finish)."""
+        return [d["id"] for d in self._here() if d["status"] in ("queued", "parsing", "embedding")]
+
+    def outdated(self) -> builtins.list[str]:
+        """Ready documents indexed under an older INDEX_VERSION (a record from before versions has none: 1), to be
+        indexed again (reindex). With a shared library, only those whose PDF is here."""
+        return [
+            d["id"] for d in self._here() if d["status"] == "ready" and (d.get("index_version") or 1) < INDEX_VERSION
         ]
+
+    def _here(self) -> builtins.list[Record]:
+        return [d for d in self.list() if d["sha256"] and self._records.has_pdf(d["id"])]
 
     def file_bytes(self, doc_id: str) -> bytes:
         doc = self.get(doc_id)

@@ -94,6 +94,29 @@ class ChunkIndex:
             if self._local:
                 self._removed += before - self._collection.count()
 
+    def ids_of(self, doc_id: str) -> set[str]:
+        """The ids of a document's chunks in Chroma."""
+        with self.lock:
+            out: set[str] = set()
+            while got := self._collection.get(
+                where={"document_id": doc_id}, include=[], limit=READ_PAGE, offset=len(out)
+            ):
+                if not got["ids"]:
+                    break
+                out.update(got["ids"])
+            return out
+
+    def remove_ids(self, ids: Sequence[str]) -> None:
+        """Remove these chunks, from Chroma and from the lexical index."""
+        if not ids:
+            return
+        with self.lock:
+            self._collection.delete(ids=list(ids))
+            self._count = None
+            self.lexical.remove(ids)
+            if self._local:
+                self._removed += len(ids)
+
     def compact_if_due(self) -> None:
         """Rebuild the local Chroma collection once as many chunks were deleted from it as it holds, and at least
         COMPACT_MIN (see there). A failure leaves the collection as it was, to be rebuilt at a later delete."""

@@ -55,6 +55,11 @@ class LexicalIndex:
             db.executemany("DELETE FROM chunk WHERE chunk_id = ?", [(r[0],) for r in rows])
             db.executemany("INSERT INTO chunk(chunk_id, document_id, words) VALUES (?, ?, ?)", rows)
 
+    def remove(self, ids: Sequence[str]) -> None:
+        self._counts = None
+        with self._transaction() as db:
+            db.executemany("DELETE FROM chunk WHERE chunk_id = ?", [(i,) for i in ids])
+
     def remove_document(self, document_id: str) -> None:
         self._counts = None
         with self._transaction() as db:

@@ -46,7 +46,7 @@ class Services:
     _model: Model | None
     _judge: Judge | None
     _guard: Guard | None
-    _queue: queue.Queue[str] | None
+    _queue: queue.PriorityQueue[tuple[int, int, str]] | None
     _parser: IsolatedParser | None
     _checker: IsolatedParser | None
     _syncer: Syncer | None
@@ -56,6 +56,7 @@ class Services:
         self._lock = threading.Lock()
         self._library = self._model = self._judge = self._guard = None
         self._queue = None
+        self._queued = 0  # documents queued so far: the order among those of one priority
         self._parser = self._checker = None
         self._syncer = None
         self._calibrating = Progress()
@@ -192,18 +193,24 @@ class Services:
     def cancel_calibration(self) -> None:
         self._stop_calibrating.set()
 
-    def queue_ingest(self, doc_id: str) -> None:
-        """Ingest in the background, one document at a time (embedding already uses every core)."""
+    def queue_ingest(self, doc_id: str, again: bool = False) -> None:
+        """Ingest in the background, one document at a time (embedding already uses every core). again: a ready
+        document indexed again under a newer index version (Library.reindex), after every document waiting to be
+        ingested, so an upload after an upgrade does not wait for the whole library."""
         with self._lock:
             if self._queue is None:
-                self._queue = queue.Queue()
+                self._queue = queue.PriorityQueue()
                 threading.Thread(target=self._ingest_worker, name="sourcecheck-ingest", daemon=True).start()
-        self._queue.put(doc_id)
+            self._queued += 1
+            self._queue.put((int(again), self._queued, doc_id))
 
     def resume_ingest(self) -> None:
-        """Queue the documents a previous run left half-ingested."""
-        for doc_id in self.library().pending():
+        """Queue the documents a previous run left half-ingested, then those indexed under an older index version."""
+        library = self.library()
+        for doc_id in library.pending():
             self.queue_ingest(doc_id)
+        for doc_id in library.outdated():
+            self.queue_ingest(doc_id, again=True)
 
     def warm_up(self) -> threading.Thread:
         """Load the embedding model and the judge model in the background; read the prompts' opening (Judge.warm_up).
@@ -246,15 +253,15 @@ class Services:
     def _ingest_worker(self) -> None:
         assert self._queue is not None  # queue_ingest creates it before it starts this thread
         while True:
-            doc_id = self._queue.get()
+            again, _, doc_id = self._queue.get()
             try:
                 started = time.monotonic()
-                doc = self.library().ingest(doc_id)
+                doc = self.library().reindex(doc_id) if again else self.library().ingest(doc_id)
                 took = f"{doc['pages']} pages, {doc['chunks']} chunks in {time.monotonic() - started:.1f} s"
                 outcome = took if doc["status"] == "ready" else f"{doc['status']} ({(doc['error'] or {}).get('code')})"
                 log.info("Ingested %s (%s): %s", doc_id, doc["filename"], outcome)
             except IndexUnreachable:  # the shared library's server is down: tried again until it answers
-                timer = threading.Timer(RETRY_S, self.queue_ingest, [doc_id])
+                timer = threading.Timer(RETRY_S, self.queue_ingest, [doc_id, bool(again)])
                 timer.daemon = True
                 timer.start()
             except Exception:  # deleted meanwhile, or a bug: the document records its own failure
