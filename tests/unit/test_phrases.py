@@ -238,6 +238,13 @@ def test_a_comparison_made_from_its_other_side_is_no_conflict():
             "The sandwich package does not provide HAC covariance matrix estimators.",
             "The car package provides HC and HAC covariance matrix estimators.",
         ),
+        (  # a premise verb is only a verb, right before what is premised (review)
+            "Quantile regression does not need to assume normally distributed errors.",
+            "Least squares regression assumes normally distributed errors; quantile regression makes no such"
+            " assumption.",
+        ),
+        ("The rank test does not need to assume normal errors.", "For normal errors the rank test requires no tuning."),
+        ("The method does not require labelled data.", "We assume the method has labelled data available."),
     ],
 )
 def test_a_negation_said_of_another_subject_is_no_conflict(claim, source):

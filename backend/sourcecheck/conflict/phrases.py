@@ -58,7 +58,15 @@ for _set in _EXCLUSIVE.split("|"):
         OPPOSITE.setdefault(_a, set()).update(_members - {_a, _SAME.get(_a, _a)})
 # Verbs that state one thing about a method's premises: "requires normality" is what "does not assume normality" denies
 # (their stems, as a negation's scope is read, one stem for all).
-_PREMISE = dict.fromkeys(("requi", "presu", "need", "needs", "neede"), "assum")
+# Only the verbs, as whole words ("presumably" is none); a scope of two of them ("need to assume", "require the
+# assumption") is no scope (_scopes), and the verb must stand right before the premise (_stands_plain).
+PREMISE_VERBS = {
+    f"{stem}{end}"
+    for stem, ends in (("requir", "e es ed ing"), ("assum", "e es ed ing"), ("presuppos", "e es ed ing"))
+    for end in ends.split()
+} | {"need", "needs", "needed", "needing"}
+PREMISE = "assum"  # the stem they all stand for
+PREMISE_REACH = 3  # words from the verb to the premise's stem ("requires stationary regressors")
 # "before" and "after" name moments, not directions: "before and after treatment" states both for one thing, so
 # a claim that pairs them with other words than its source does is reworded, not crossed.
 NOT_PAIRED = {"before", "after"}
@@ -155,13 +163,13 @@ def _scopes(text: str, both_ways: bool = False) -> list[tuple[int, str, list[str
                 for x in words[i + 1 : i + 1 + SCOPE_WORDS]
                 if x not in STOPWORDS and x not in NEGATIONS and len(x) > SHORT_WORD and not x.isdigit()
             ][:SCOPE_STEMS]
-            if len(scope) == SCOPE_STEMS:
+            if len(set(scope)) == SCOPE_STEMS:  # two stems: "need to assume" ("assum" twice) names nothing
                 out.append((i, w, scope))
     return out
 
 
 def _stem(word: str) -> str:
-    return _PREMISE.get(word[:STEM_LETTERS], word[:STEM_LETTERS])
+    return PREMISE if word in PREMISE_VERBS else word[:STEM_LETTERS]
 
 
 def _stands_plain(scope: Sequence[str], text: str) -> int | None:
@@ -172,7 +180,7 @@ def _stands_plain(scope: Sequence[str], text: str) -> int | None:
     for i, st in enumerate(stems_at):
         if st not in scope:
             continue
-        window = stems_at[i : i + PLAIN_WORDS]
+        window = stems_at[i : i + (PREMISE_REACH if scope[0] == PREMISE else PLAIN_WORDS)]
         if set(scope) <= set(window) and not any(negates(words, j) for j in range(max(0, i - NEGATION_REACH), i)):
             return i
     return None
