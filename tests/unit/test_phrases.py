@@ -235,6 +235,15 @@ def test_a_comparison_made_from_its_other_side_is_no_conflict():
             "The car package provides HC (but not HAC) covariance matrix estimators.",
         ),
         (
+            "The sandwich package provides HC and HAC covariance matrix estimators.",
+            "Other packages such as car provide HC (but not HAC) covariance matrix estimators, while sandwich provides"
+            " both.",
+        ),
+        (  # both negate: a scope of one stem twice still negates (public dev, TofuEval)
+            "The project is exceptional as substations usually do not go in such dense, populated areas.",
+            "The site is adjacent, and substations usually don't go in such dense, densely populated areas.",
+        ),
+        (
             "The sandwich package does not provide HAC covariance matrix estimators.",
             "The car package provides HC and HAC covariance matrix estimators.",
         ),
@@ -270,6 +279,18 @@ def test_a_negation_said_of_the_same_subject_in_other_words_is_still_a_conflict(
         ],
     )
     assert found is not None and found.kind == "negation"
+    for claim, source in (  # an opening phrase is no subject (review)
+        (
+            "In the trial, the drug did not reduce mortality in older patients.",
+            "Overall, the drug reduced mortality in older patients.",
+        ),
+        (
+            "According to the authors, the vaccine did not prevent infection in older adults.",
+            "In this cohort the vaccine prevented infection in older adults.",
+        ),
+    ):
+        found = find_conflict(claim, [ev(source)])
+        assert found is not None and found.kind == "negation", claim
     same = "The sandwich package does not provide HAC covariance matrix estimators."
     found = find_conflict("The sandwich package provides HAC covariance matrix estimators.", [ev(same)])
     assert found is not None and found.kind == "negation"

@@ -163,7 +163,8 @@ def _scopes(text: str, both_ways: bool = False) -> list[tuple[int, str, list[str
                 for x in words[i + 1 : i + 1 + SCOPE_WORDS]
                 if x not in STOPWORDS and x not in NEGATIONS and len(x) > SHORT_WORD and not x.isdigit()
             ][:SCOPE_STEMS]
-            if len(set(scope)) == SCOPE_STEMS:  # two stems: "need to assume" ("assum" twice) names nothing
+            # two stems: "need to assume" ("assum" twice) names nothing to find plain, but still negates it
+            if len(set(scope)) == SCOPE_STEMS or (both_ways and len(scope) == SCOPE_STEMS):
                 out.append((i, w, scope))
     return out
 
@@ -188,38 +189,53 @@ def _stands_plain(scope: Sequence[str], text: str) -> int | None:
 
 def _other_subjects(negated: str, at: int, plain: str, plain_at: int) -> bool:
     """Whether the two say it of different things: before the negation, and before where the negated words stand
-    plain, each has a word the other lacks in the same place, next to a word both have ("The car package provides HC
-    (but not HAC)" is about car, "The sandwich package provides HC and HAC" about sandwich: car and sandwich each
-    stand next to "package"). Issue 48: a true sentence was red for it. Only a word in the same place: any two
-    wordings of one finding differ in some word ("found no difference" beside "results indicated a difference")."""
+    plain, each has a word the other lacks in the same place, next to a word both have in the same clause ("The car
+    package provides HC (but not HAC)" is about car, "The sandwich package provides HC and HAC" about sandwich: car
+    and sandwich each stand next to "package"). Issue 48: a true sentence was red for it. Only a word in the same
+    place: any two wordings of one finding differ in some word ("found no difference" beside "results indicated a
+    difference"), and an opening phrase ("In the trial, the drug" beside "Overall, the drug") is no subject."""
     mine, theirs = _content_words(negated, at), _content_words(plain, plain_at)
     own = _unmatched(mine, _content_words(plain, None))
-    other = _unmatched(theirs, _content_words(negated, None))
+    other = _unmatched(theirs, mine)  # not the whole: "…, while sandwich provides both" names it after the negation
     return bool({n for i in own for n in _neighbours(mine, i)} & {n for i in other for n in _neighbours(theirs, i)})
 
 
-def _content_words(text: str, at: int | None) -> list[str]:
-    """The content words before word number `at` (as _WORD counts them; None: all), in order; no numbers (a value
-    is what two sentences disagree on, not what they are about)."""
-    return [
-        w
-        for w in (m.lower() for m in _WORD.findall(text)[:at])
-        if w not in STOPWORDS and w not in NEGATIONS and len(w) > SHORT_WORD and not any(c.isdigit() for c in w)
-    ]
+_CLAUSE_MARK = re.compile(r"[,;:()\[\]]")
+_WORD_OR_MARK = re.compile(rf"{_WORD.pattern}|{_CLAUSE_MARK.pattern}", re.IGNORECASE)
 
 
-def _unmatched(words: Sequence[str], other: Sequence[str]) -> list[int]:
+def _content_words(text: str, at: int | None) -> list[tuple[str, int]]:
+    """(word, clause number) of the content words before word number `at` (as _WORD counts them; None: all), in
+    order, the clause counted by the commas, colons and brackets before it; no numbers (a value is what two
+    sentences disagree on, not what they are about)."""
+    out, clause, n = [], 0, 0
+    for m in _WORD_OR_MARK.finditer(text):
+        if _CLAUSE_MARK.fullmatch(m.group(0)):
+            clause += 1
+            continue
+        if at is not None and n >= at:
+            break
+        n += 1
+        w = m.group(0).lower()
+        if w not in STOPWORDS and w not in NEGATIONS and len(w) > SHORT_WORD and not any(c.isdigit() for c in w):
+            out.append((w, clause))
+    return out
+
+
+def _unmatched(words: Sequence[tuple[str, int]], other: Sequence[tuple[str, int]]) -> list[int]:
     """The positions of the words with no word of the other list on their first SUBJECT_LETTERS ("tumour" meets
     "tumor") and no opposite there ("small" beside "large" is what the two disagree on, not what they are about)."""
-    prefixes, others = {w[:SUBJECT_LETTERS] for w in other}, set(other)
+    prefixes, others = {w[:SUBJECT_LETTERS] for w, _ in other}, {w for w, _ in other}
     return [
-        i for i, w in enumerate(words) if w[:SUBJECT_LETTERS] not in prefixes and not OPPOSITE.get(w, set()) & others
+        i
+        for i, (w, _) in enumerate(words)
+        if w[:SUBJECT_LETTERS] not in prefixes and not OPPOSITE.get(w, set()) & others
     ]
 
 
-def _neighbours(words: Sequence[str], i: int) -> set[str]:
-    """The stems of the content words just before and after words[i]."""
-    return {_stem(words[j]) for j in (i - 1, i + 1) if 0 <= j < len(words)}
+def _neighbours(words: Sequence[tuple[str, int]], i: int) -> set[str]:
+    """The stems of the content words just before and after words[i] in its clause."""
+    return {_stem(words[j][0]) for j in (i - 1, i + 1) if 0 <= j < len(words) and words[j][1] == words[i][1]}
 
 
 def direction_stated(claim: str, sentences: Sequence[str]) -> dict[str, int]:
