@@ -454,23 +454,23 @@ def _match_citations(sentence: str, documents: Sequence[dict[str, Any]]) -> list
 def _credited(
     library: Library, sentence: str, documents: Sequence[dict[str, Any]], retrieved: set[str]
 ) -> list[dict[str, Any]]:
-    """Two names the sentence credits in prose (find_name_pairs: "by Zeileis and Hothorn") whose first is an author of
-    a paper retrieved for it and whose second is no author of it: an entry as _match_citations writes for a marker
-    with a co-author the paper does not have. Only where each such paper has a whole list of two or more authors, no
-    library paper has both, and the second name appears nowhere in those papers: a paper names the co-authors of
-    its authors' other work ("Koenker and Bassett" in a paper by Koenker and Xiao), and so may a sentence about it."""
+    """Two surnames the sentence credits in prose (find_name_pairs: "the package by Zeileis and Hothorn") whose first
+    is an author's surname of a paper retrieved for it and whose second is no author of it: an entry as
+    _match_citations writes for a marker with a co-author the paper does not have, `in_prose` (its card proposes no
+    revision: the names may be another work's). Only where each such paper has a whole list of two or more authors,
+    the second is the surname of no author in the library, and no passage of those papers has it: a paper names the
+    co-authors of its authors' other work ("Koenker and Bassett" in a paper by Koenker and Xiao)."""
+    surnames = {d["id"]: [a.split()[-1] for a in _authors(d)] for d in documents}
     out = []
     for c in find_name_pairs(sentence):
         second = str(c.coauthor)
-        if second.lower() in NOT_A_NAME or any(
-            is_author(c.author, _authors(d)) and is_author(second, _authors(d)) for d in documents
-        ):
+        if second.lower() in NOT_A_NAME or any(is_author(second, names) for names in surnames.values()):
             continue
-        papers = [d for d in documents if d["id"] in retrieved and is_author(c.author, _authors(d))]
+        papers = [d for d in documents if d["id"] in retrieved and is_author(c.author, surnames[d["id"]])]
         whole = all(d.get("authors_listed") and len(_authors(d)) >= 2 for d in papers)
         if papers and whole and not library.mentions(second, [d["id"] for d in papers]):
             entry = {"text": c.text, "document_id": papers[0]["id"], "authors": _authors(papers[0])}
-            out.append({**entry, "not_authors": [second]})
+            out.append({**entry, "not_authors": [second], "in_prose": True})
     return out
 
 
@@ -491,7 +491,11 @@ def citation_card(text: str, cited: Sequence[Mapping[str, Any]]) -> dict[str, An
     first = c["text"].split()[0].rstrip(",")  # the marker opens with its first author: "Mishra & Kleiber, 2023"
     others = [a for a in authors if not is_author(first, [a])]
     revised = None
-    if len(authors) == 2 and len(others) == 1 and c["text"] in text:
+    if c.get("in_prose"):
+        critique = (
+            f"The sentence credits {c['text']}, but that paper in your library is by {by}: {wrong} is not among them."
+        )
+    elif len(authors) == 2 and len(others) == 1 and c["text"] in text:
         surname = others[0].split()[-1]
         revised = text.replace(c["text"], re.sub(r"\b" + re.escape(wrong) + r"\b", surname, c["text"], count=1), 1)
     return {"critique": critique, "error_type": "entity", "revised": revised}

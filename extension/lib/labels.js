@@ -122,7 +122,8 @@
       const authors = Array.isArray(c.authors) ? c.authors.filter((a) => typeof a === "string") : [];
       const by = authors.length > 1 ? authors.slice(0, -1).join(", ") + " and " + authors[authors.length - 1] : authors.join("");
       const names = c.not_authors.filter((n) => typeof n === "string").join(", ");
-      notes.push(`Cites ${c.text || ""}, but that paper is by ${by || "other authors"}: ${names} is not among them.`);
+      const verb = c.in_prose ? "Credits" : "Cites"; // two names in prose ("by Mishra and Kleiber"), not a marker
+      notes.push(`${verb} ${c.text || ""}, but that paper is by ${by || "other authors"}: ${names} is not among them.`);
     }
     return notes;
   }

@@ -185,6 +185,9 @@ test("the citation check says which cited papers are missing and which have othe
   assert.deepEqual(L.citedNotes([
     { text: "Mishra and Kleiber (2024)", document_id: "d_1", authors: ["Abhika Mishra", "Akari Asai", "Yizhong Wang"], not_authors: ["Kleiber"] },
   ]), ["Cites Mishra and Kleiber (2024), but that paper is by Abhika Mishra, Akari Asai and Yizhong Wang: Kleiber is not among them."]);
+  assert.deepEqual(L.citedNotes([
+    { text: "Mishra and Kleiber", document_id: "d_1", authors: ["Abhika Mishra", "Akari Asai"], not_authors: ["Kleiber"], in_prose: true },
+  ]), ["Credits Mishra and Kleiber, but that paper is by Abhika Mishra and Akari Asai: Kleiber is not among them."]);
   assert.deepEqual(L.citedNotes(undefined), []);
   assert.equal(L.wronglyCited([{ text: "A (1)", document_id: "d", not_authors: [] }]), false);
 });

@@ -57,3 +57,18 @@ def test_name_pairs_are_two_capitalised_words_joined_by_and_outside_author_year_
     assert [(c.text, c.author, c.coauthor, c.year) for c in found] == [("Zeileis & Hothorn's", "Zeileis", "Hothorn", 0)]
     assert [c.coauthor for c in find_name_pairs("The package by Zeileis and Hothorn.")] == ["Hothorn"]
     assert find_name_pairs("zeileis and hothorn wrote it, as did A and B.") == []
+
+
+def test_a_name_pair_is_credited_with_something_and_ends_where_its_letters_end():
+    pairs = {
+        "The paper by Mishra and Muñoz shows it.": [("Mishra", "Muñoz")],
+        "As Zeileis and O'Brien's paper shows.": [("Zeileis", "O'Brien")],
+        "Zeileis and Hothorn propose a test.": [("Zeileis", "Hothorn")],
+        "Between May and June 1937 it rose.": [],  # nothing credited
+        "A benchmark by Mishra and GPT-4.": [],  # no name
+        "Box and Cox transformation of the data.": [],
+        "The paper by Abhika Mishra and Akari Asai.": [],  # full names
+        "Work by Wang, Mishra and Kleiber.": [],  # a list
+    }
+    for sentence, want in pairs.items():
+        assert [(c.author, c.coauthor) for c in find_name_pairs(sentence)] == want, sentence

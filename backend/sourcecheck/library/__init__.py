@@ -24,6 +24,7 @@ from sourcecheck.library.filenames import clean_filename
 from sourcecheck.library.records import Record, new_record
 from sourcecheck.library.search import Hit, hybrid_search
 from sourcecheck.pdf import ParsedPDF, files, open_pdf, parse_pdf
+from sourcecheck.text.words import content_words
 
 log = logging.getLogger("sourcecheck")
 
@@ -354,9 +355,12 @@ class Library:
     # -- search ------------------------------------------------------------------------------
 
     def mentions(self, word: str, document_ids: Sequence[str]) -> bool:
-        """Whether a chunk of these documents has the word (as the lexical index keeps words: lower case)."""
+        """Whether a chunk of these documents has the word (as the lexical index keeps words: lower case; a word it
+        does not keep, "An", is taken as mentioned). Their reference lists are not indexed."""
+        if not content_words(word):
+            return True
         with self._lock:
-            return bool(self.chunks.lexical.top(word, 1, document_ids))
+            return bool(document_ids) and bool(self.chunks.lexical.top(word, 1, document_ids))
 
     def search(
         self, query: str, k: int = 5, document_ids: Iterable[str] | None = None, candidates: int = 20

@@ -14,9 +14,17 @@ _PAREN = re.compile(r"\(([^()]*?\b\d{4}[a-z]?)\)")
 _PAREN_ITEM = re.compile(
     r"([A-Z][A-Za-z'’\-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+))?,?\s+(\d{4})[a-z]?"
 )
-# two names joined by "and" (no year): a paper's authors credited in prose, "Zeileis and Hothorn's package"
-_NAME_PAIR = re.compile(r"([A-Z][A-Za-z'’\-]+)\s+(?:and|&)\s+([A-Z][A-Za-z'’\-]+)")
-_POSSESSIVE = re.compile(r"['’]s?$")
+# Two surnames joined by "and" (no year), each ending where its letters end ("Muñoz", not "Mu"; "GPT-4" is none): a
+# paper's authors credited in prose, where the words around say so (find_name_pairs)
+_NAME = r"[A-Z][^\W\d_]*(?:['’\-][^\W\d_]{2,})*"  # "O'Brien", "Hothorn's" (the possessive is not the name)
+_NAME_PAIR = re.compile(rf"({_NAME})\s+(?:and|&)\s+({_NAME})(['’]s?)?(?![\w'’\-])")
+_CREDIT_BEFORE = re.compile(r"\b(?:by|from)\s+$", re.IGNORECASE)  # "the package by Zeileis and Hothorn"
+_CREDIT_AFTER = re.compile(  # "Zeileis and Hothorn propose", "… (", "… et al."
+    r"\s+(?:\(|et\s+al\b|(?:also\s+|first\s+)?(?:propos|introduc|develop|describ|present|show|wrote|writ|suggest"
+    r"|argu|report|demonstrat|deriv|discuss|defin|extend|implement|recommend|conclud|explain|outlin)\w*)",
+    re.IGNORECASE,
+)
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\s+$")
 _NAME_RUN = re.compile(r"[A-Za-z'’\-]+")  # what the name in the three patterns above is made of
 _NAME_START = re.compile(r"[A-Z]")
 _NAME_START_WORD = re.compile(r"\b[A-Z]")
@@ -55,15 +63,25 @@ def find_citations(sentence: str) -> list[Citation]:
 
 
 def find_name_pairs(sentence: str) -> list[Citation]:
-    """Two capitalised words joined by "and" or "&" outside any author-year marker ("by Zeileis and Hothorn",
-    "Zeileis & Hothorn's package"), year 0: perhaps a paper's two authors credited in prose, perhaps "Smoking and
-    Alzheimer's" (the caller asks whether the first is a library paper's author)."""
+    """Two surnames joined by "and" or "&" outside any author-year marker, credited with something: after "by" or
+    "from", before a possessive, a bracket, "et al." or a verb of authorship ("by Zeileis and Hothorn", "Zeileis &
+    Hothorn's package", "Zeileis and Hothorn propose"); year 0. Not a pair inside full names ("Abhika Mishra and Akari
+    Asai"), nor the last two of a list ("Mishra, Asai and Kleiber"): a revision could not mend those."""
     taken = [(c.start, c.end) for c in find_citations(sentence)]
-    return [
-        Citation(m.group(0), m.group(1), 0, m.start(), m.end(), _POSSESSIVE.sub("", m.group(2)))
-        for m in _first_per_run(_NAME_PAIR, _NAME_START_WORD, sentence)
-        if not any(start < m.end() and m.start() < end for start, end in taken)
-    ]
+    out = []
+    for m in _first_per_run(_NAME_PAIR, _NAME_START_WORD, sentence):
+        before, after = sentence[: m.start()], sentence[m.end() :]
+        word = _WORD_BEFORE.search(before)
+        if (
+            any(start < m.end() and m.start() < end for start, end in taken)
+            or before.rstrip().endswith(",")
+            or (word and word.group(1)[0].isupper() and before[: word.start()].strip())  # not the sentence's first
+            or re.match(r"\s+[A-Z]", after)
+            or not (_CREDIT_BEFORE.search(before) or m.group(3) or _CREDIT_AFTER.match(after))
+        ):
+            continue
+        out.append(Citation(m.group(0), m.group(1), 0, m.start(), m.end(), m.group(2)))
+    return out
 
 
 def _first_per_run(pattern: re.Pattern[str], start: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
@@ -158,7 +176,17 @@ def _name_before(sentence: str, at: int) -> bool:
 
 
 # What a citation may put where a second author goes without naming one ("Smith and Colleagues (2020)")
-NOT_A_NAME = {"colleagues", "coworkers", "co-workers", "others", "associates", "collaborators", "team"}
+NOT_A_NAME = {
+    "colleagues",
+    "coworkers",
+    "co-workers",
+    "coauthors",
+    "co-authors",
+    "others",
+    "associates",
+    "collaborators",
+    "team",
+}
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _UMLAUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"})
 # Letters NFKD leaves whole (no accent to take off): "Østergaard" is cited "Ostergaard", "Michałowski" "Michalowski"
