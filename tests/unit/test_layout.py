@@ -290,3 +290,35 @@ def test_an_entry_whose_last_line_is_a_block_of_its_own_is_left_out(tmp_path):
     (page,) = (flat(p) for p in parse_pdf(data).pages)
     assert "Springer-Verlag" not in page and "Barrodale" not in page and "Communications of the ACM" not in page
     assert "Appendix B." in page and "The survey transects cover every kilometre" in page
+
+
+def test_a_running_header_set_below_the_top_band_does_not_end_the_reference_list(tmp_path):
+    """crq.pdf (quantreg): "Roger Koenker / University of Illinois / 25" sits lower than the band of running headers,
+    and read as body text it ended the list on every page: the rest of the entries were indexed as evidence."""
+
+    def header(n):
+        return ((50, 70, 545, 110), f"Roger Koenker\nUniversity of Illinois\n{n}", 9)
+
+    def entries(*names):
+        return [
+            (
+                (50, 150 + 30 * i, 545, 165 + 30 * i),
+                f"{name}, R. (19{70 + i}). A paper on quantile regression. Econometrica {40 + i}.",
+                10,
+            )
+            for i, name in enumerate(names)
+        ]
+
+    data = write_boxes(
+        tmp_path / "crq.pdf",
+        [
+            [header(23), ((50, 150, 545, 400), BODY, 11)],
+            [header(24), ((50, 150, 545, 300), BODY, 11), ((50, 320, 545, 335), "References", 12)],
+            [header(25), *entries("Bassett", "Hendricks", "Portnoy")],
+            [header(26), *entries("Powell", "Ruppert", "Zhou")],
+        ],
+    )
+    pages = [flat(p) for p in parse_pdf(data).pages]
+    assert "northern shore of the bay" in pages[0] and "northern shore of the bay" in pages[1]
+    for page in pages[2:]:
+        assert "quantile regression" not in page and "Econometrica" not in page, page

@@ -35,7 +35,8 @@ EMBED_GROUP, MIN_GROUP, PROGRESS_STEPS = 256, 8, 8
 # What a PDF's chunks hold (how its pages are read and cut), versioned: a ready document indexed under an older
 # version is indexed again after the next start (outdated(), reindex()), so that a new version's better quotes reach
 # the PDFs added before it. 2: a chunk starts at a sentence's start; a reference list split into blocks stays out.
-INDEX_VERSION = 2
+# 3: a running header set below the top band no longer ends a reference list.
+INDEX_VERSION = 3
 SYNC_S = 2.0  # with a Chroma server: how often a search first takes in what other backends added or deleted
 
 

@@ -90,7 +90,7 @@ def page_texts(doc: Any, on_page: Callable[[int, int], object] | None = None) ->
             scanned.append(page.number + 1)
         if on_page:
             on_page(page.number + 1, doc.page_count)
-    furniture = _repeated_bands(pages)
+    furniture, recurring = _repeated_bands(pages), _recurring(pages)
     out, skipping = [], None  # None, "references" or "acknowledgements": the section being left out
     for blocks in pages:
         kept = []
@@ -109,6 +109,7 @@ def page_texts(doc: Any, on_page: Callable[[int, int], object] | None = None) ->
                 _REFERENCE_ENTRY.search(b["text"])
                 or _entry_head(blocks[n : n + 2])
                 or _PAGE_NUMBER.match(b["text"])  # a page's number above the bottom band: the list goes on over it
+                or _shape(b["text"]) in recurring  # a running header below the top band ("Roger Koenker / … / 25")
                 or (n and _entry_tail(blocks[n - 1], b))
             ):
                 continue
@@ -406,6 +407,14 @@ def _columns(band: list[dict[str, Any]], side: Callable[[dict[str, Any]], str]) 
 def _shape(text: str) -> str:
     """A header's text with its numbers masked: "Page 3 · Journal of X 12(4)" repeats as one shape."""
     return re.sub(r"\d+", "#", " ".join(text.split())).lower()
+
+
+def _recurring(pages: list[list[dict[str, Any]]]) -> set[str]:
+    """Shapes of blocks anywhere on a page that recur on at least a third of the pages, and 3 or more: a running
+    header set lower than the band, perhaps on every other page only (crq.pdf's odd pages). Only a reference list
+    reads over them (page_texts); elsewhere they may be a table's repeated heading."""
+    counts = Counter(shape for blocks in pages for shape in {_shape(b["text"]) for b in blocks})
+    return {shape for shape, n in counts.items() if n >= max(3, len(pages) / 3)}
 
 
 def _repeated_bands(pages: list[list[dict[str, Any]]]) -> set[str]:
