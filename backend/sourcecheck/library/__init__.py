@@ -239,8 +239,11 @@ class Library:
         new chunks replace the old ones of the same ids as they are written, then the old ones left over go. A failure
         (a parse that times out on a busy machine, no text left) leaves what is there, old chunks or some new ones in
         their place, and its older version: it is tried again after the next start."""
+        with self._lock:
+            self._records.refresh()  # a shared library: another backend may have done it meanwhile
+            doc = dict(self._records.docs.get(doc_id, {}))
         try:
-            if self._records.docs.get(doc_id, {}).get("status") == "ready":
+            if doc.get("status") == "ready" and (doc.get("index_version") or 1) < INDEX_VERSION:
                 self._index_pages(doc_id, self.parse(self.file_bytes(doc_id)).pages, in_place=True)
         except IndexUnreachable:
             raise
