@@ -54,7 +54,9 @@ def export(predictions: str | Path, out_dir: str | Path) -> list[Path]:
             # the second read's highest P(Yes) (operating.py fits its scale), NaN where the sentence was read once
             alone=np.array([max(u["alone"]) if u.get("alone") else np.nan for u in units], dtype=np.float32),
             # the share of the claim's mid-sentence names no passage has: a second read may not clear such a sentence
-            names_missing=np.array([u["features"]["names_missing"] for u in units], dtype=np.float32),
+            names_missing=np.array(
+                [(u.get("features") or {}).get("names_missing", 0.0) for u in units], dtype=np.float32
+            ),
         )
         written.append(path)
     return written

@@ -173,3 +173,19 @@ def test_close_drops_a_memory_collection_and_keeps_a_folder_s(tmp_path):
     reopened = ChunkIndex(client, "chunks_hash", EMBED, threading.RLock(), tmp_path)
     assert reopened.count() == 2 and reopened.lexical.counts() == {"d1": 2}
     reopened.close()
+
+
+def test_reconcile_reads_again_a_document_another_backend_indexed_again_into_as_many_chunks(memory):
+    """A shared library: another backend's reindex (Library.reindex) upserts new texts over the same ids, so the
+    count stays; the record's new index version says this backend's lexical words are old."""
+    put(memory, "d1", 2)
+    docs = {"d1": {**record("d1", 2), "index_version": 2}}
+    memory.reconcile(docs)
+    texts = ["chunk 0 about beavers", "chunk 1 about beavers"]
+    memory.collection.upsert(  # as the other backend writes it: Chroma only, not this backend's lexical index
+        ids=["d1:1:0", "d1:1:1"], documents=texts, embeddings=EMBED(texts), metadatas=[{"document_id": "d1"}] * 2
+    )
+    memory.reconcile(docs)
+    assert memory.lexical.top("beavers", 5) == []  # the same version: nothing to read again
+    memory.reconcile({"d1": {**record("d1", 2), "index_version": 3}})
+    assert [cid for cid, _ in memory.lexical.top("beavers", 5)] == ["d1:1:0", "d1:1:1"]

@@ -249,3 +249,20 @@ def test_a_correction_keeps_the_unit_as_the_sentence_writes_it(claim, source, re
     """Before, "5ms" for the source's "3 ms" became "3" (the unit lost), "5 ms" for "3ms" became "3ms ms"."""
     found = find_conflict(claim, [ev(source)])
     assert found is not None and corrected(claim, found) == (revised or source)
+
+
+def test_a_name_is_found_in_a_passage_word_by_word():
+    """What a second read may not clear (check.reread_sentence): a name no passage has, split into words as the
+    passage is ("Kaplan-Meier", "Cox's", "GPT-4" were never found, so such sentences could never be cleared)."""
+    from sourcecheck.conflict import unnamed
+    from sourcecheck.evidence import Evidence
+
+    def item(text):
+        return Evidence("d1", "a.pdf", 1, text, text, 0.5)
+
+    for claim in ("Survival was estimated with the Kaplan-Meier method.", "It uses Cox's proportional hazards model."):
+        assert unnamed(claim, [item(claim)])[1] == set(), claim
+    named, missing = unnamed(
+        "The test was run by Zeileis and Hothorn in 2002.", [item("Zeileis ran the test in 2002.")]
+    )
+    assert named == {"zeileis", "hothorn"} and missing == {"hothorn"}

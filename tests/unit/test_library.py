@@ -119,6 +119,27 @@ def test_a_document_indexed_under_an_older_index_version_is_indexed_again_stayin
     library.close()
 
 
+def test_a_document_deleted_elsewhere_while_it_is_indexed_again_leaves_no_chunk(tmp_path, fava_pdf):
+    """A shared library: another backend deletes it between two writes; the records say so at the next sync."""
+    library = Library(tmp_path / "lib", HashEmbedding(), chunk_words=10)
+    doc = library.ingest(library.add_pdf(fava_pdf.read_bytes(), "fava.pdf")[0]["id"])
+    library.set_metadata(doc["id"], index_version=None)
+    calls = []
+
+    class Forgetting(HashEmbedding):
+        def __call__(self, texts):
+            calls.append(len(texts))
+            if len(calls) == 2:  # after the first group is written: the record is gone, its chunks are not
+                library._records.docs.pop(doc["id"])
+            return super().__call__(texts)
+
+    library._embed = Forgetting()
+    with pytest.raises(NotFound):  # as ingest() answers for a document deleted meanwhile
+        library.reindex(doc["id"])
+    assert len(calls) >= 2 and library.chunks.count() == 0 and len(library.chunks.lexical) == 0
+    library.close()
+
+
 def test_a_document_that_fails_to_be_indexed_again_keeps_what_it_had(tmp_path, fava_pdf):
     """A parse that times out on a busy machine at start-up must not cost the user a document that was ready."""
     library = Library(tmp_path / "lib", HashEmbedding(), chunk_words=40)

@@ -71,8 +71,10 @@ def states_claim(claim: str, item: EvidenceItem) -> bool:
 def unnamed(claim: str, evidence: Sequence[EvidenceItem]) -> tuple[set[str], set[str]]:
     """(the names the claim uses mid-sentence, those of them that none of the items' passages has): what a second
     read may not clear (check.reread_sentence), and the evaluation's names_missing."""
-    named = names(claim, sentence_starts=False) - STOPWORDS
-    return named, named - set(content_words(" ".join(e.passage for e in evidence)))
+    # each name as its words ("Kaplan-Meier", "Cox's", "GPT-4": the passage's words are split the same way)
+    named = {n for n in names(claim, sentence_starts=False) - STOPWORDS if content_words(n)}
+    found = set(content_words(" ".join(e.passage for e in evidence)))
+    return named, {n for n in named if not set(content_words(n)) <= found}
 
 
 def _public(found: "Conflict | Disagreement") -> dict[str, str]:

@@ -196,7 +196,11 @@ def _other_subjects(negated: str, at: int, plain: str, plain_at: int) -> bool:
     difference"), and an opening phrase ("In the trial, the drug" beside "Overall, the drug") is no subject."""
     mine, theirs = _content_words(negated, at), _content_words(plain, plain_at)
     own = _unmatched(mine, _content_words(plain, None))
-    other = _unmatched(theirs, mine)  # not the whole: "…, while sandwich provides both" names it after the negation
+    # the plain side's words against the negated side's up to the end of the negation's clause: its subject may
+    # follow the negation ("in older patients"), but "…, while sandwich provides both" is another clause
+    whole = _content_words(negated, None)
+    clause = whole[len(mine)][1] if len(whole) > len(mine) else (mine[-1][1] if mine else 0)
+    other = _unmatched(theirs, [w for w in whole if w[1] <= clause])
     return bool({n for i in own for n in _neighbours(mine, i)} & {n for i in other for n in _neighbours(theirs, i)})
 
 

@@ -243,7 +243,11 @@ class Library:
             self._records.refresh()  # a shared library: another backend may have done it meanwhile
             doc = dict(self._records.docs.get(doc_id, {}))
         try:
-            if doc.get("status") == "ready" and (doc.get("index_version") or 1) < INDEX_VERSION:
+            if (
+                not self._stopping.is_set()
+                and doc.get("status") == "ready"
+                and (doc.get("index_version") or 1) < INDEX_VERSION
+            ):
                 self._index_pages(doc_id, self.parse(self.file_bytes(doc_id)).pages, in_place=True)
         except IndexUnreachable:
             raise
@@ -271,9 +275,11 @@ class Library:
             ids, texts, metas = [c[0] for c in group], [c[1] for c in group], [c[2] for c in group]
             vectors = self.embedding_function(texts)  # outside the lock: searches go on meanwhile
             with self._lock:
-                if doc_id not in self._records.docs or self._stopping.is_set():
-                    return  # deleted while it was being indexed, or the server is stopping: resumed at the next
-                    # start (pending()), the chunks written so far are written again
+                if self._stopping.is_set():
+                    return  # resumed at the next start (pending(), outdated()): what was written is written again
+                if doc_id not in self._records.docs:  # deleted meanwhile (here, or by another backend)
+                    self.chunks.remove_document(doc_id)
+                    return
                 self.chunks.write(ids, texts, vectors, metas)
             if not in_place and not self._records.update(doc_id, progress=0.1 + 0.9 * (b + len(group)) / len(chunks)):
                 self.chunks.remove_document(doc_id)  # deleted meanwhile by another backend: its chunks here go too

@@ -61,6 +61,7 @@ class ChunkIndex:
         self._collection = store.collection(client, name, embedding_function, url)
         self._count: int | None = None  # chunks in Chroma, when known (count())
         self._removed = 0  # chunks deleted from the local collection since it was opened or rebuilt
+        self._versions: dict[str, int | None] = {}  # document id → the index version its words were last read at
         self._reread: dict[str, int] = {}  # document id → its record's chunk count when its words were read again
 
     @property
@@ -155,12 +156,14 @@ class ChunkIndex:
                 self.lexical.remove_document(doc_id)
             for doc in docs.values():
                 doc_id = doc["id"]
-                if (
-                    doc["status"] != "ready"
-                    or indexed.get(doc_id, 0) == doc["chunks"]
-                    or self._reread.get(doc_id) == doc["chunks"]
+                version, seen = doc.get("index_version"), self._versions.setdefault(doc_id, doc.get("index_version"))
+                self._versions[doc_id] = version
+                if doc["status"] != "ready" or (
+                    version == seen
+                    and (indexed.get(doc_id, 0) == doc["chunks"] or self._reread.get(doc_id) == doc["chunks"])
                 ):
-                    continue  # in step; or read again already and Chroma holds another number than the record
+                    continue  # in step; or read again already and Chroma holds another number than the record; a
+                    # new index version (another backend indexed it again, perhaps into as many chunks) is read again
                 self.lexical.remove_document(doc_id)
                 offset = 0
                 while True:  # all the document's chunks in Chroma, however many its record says
