@@ -8,6 +8,7 @@
   const P = globalThis.SC.panel;
   const { $, el } = P;
   let timer = null;
+  const RETRY_MS = 5000;  // after a failed status read
   let generation = 0;  // an answer from before a backend switch (or a newer refresh) is not shown
 
   function stateText(z) {
@@ -46,7 +47,9 @@
     try {
       z = (await P.call((c) => c.zotero())).zotero;
     } catch (err) {
-      if (mine === generation) $("zotero-state").textContent = err.message;  // the status line and banner say more
+      if (mine !== generation) return;
+      $("zotero-state").textContent = err.message;  // the status line and banner say more
+      timer = setTimeout(refresh, RETRY_MS);  // one failed poll (a busy or restarting backend) must not freeze it
       return;
     }
     if (mine !== generation) return;
