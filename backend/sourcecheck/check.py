@@ -329,8 +329,8 @@ def reread_sentence(judge: Judge, first: Score, band: Sequence[float], also: Seq
     verdict = decide(p, band, conflict, disagreement, states)
     if verdict.label == "supported" and unnamed(first.claim, first.evidence)[1]:
         # it names something none of its passages names: the first read's doubt stands (a passage read alone is
-        # found to support a claim about another name; on the development halves this kept 4 more of every 100
-        # errors from being cleared on full papers, 4.5 on abstracts, for 3 and 1.5 more true sentences left unsure)
+        # found to support a claim about another name; under the shipped fit this keeps about 3 more of every 100
+        # full-paper errors from being cleared at no more true sentences left unsure; docs/quality.md)
         return replace(first, alone=alone)
     found, label, stances = verdict.found, verdict.label, verdict.stances
     return replace(first, p_supported=p, conflict=found, label=label, stances=stances, alone=alone)

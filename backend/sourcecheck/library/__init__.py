@@ -243,11 +243,7 @@ class Library:
             self._records.refresh()  # a shared library: another backend may have done it meanwhile
             doc = dict(self._records.docs.get(doc_id, {}))
         try:
-            if (
-                not self._stopping.is_set()
-                and doc.get("status") == "ready"
-                and (doc.get("index_version") or 1) < INDEX_VERSION
-            ):
+            if not self._stopping.is_set() and doc.get("status") == "ready" and _outdated(doc):
                 self._index_pages(doc_id, self.parse(self.file_bytes(doc_id)).pages, in_place=True)
         except IndexUnreachable:
             raise
@@ -324,9 +320,7 @@ class Library:
     def outdated(self) -> builtins.list[str]:
         """Ready documents indexed under an older INDEX_VERSION (a record from before versions has none: 1), to be
         indexed again (reindex). With a shared library, only those whose PDF is here."""
-        return [
-            d["id"] for d in self._here() if d["status"] == "ready" and (d.get("index_version") or 1) < INDEX_VERSION
-        ]
+        return [d["id"] for d in self._here() if d["status"] == "ready" and _outdated(d)]
 
     def _here(self) -> builtins.list[Record]:
         return [d for d in self.list() if d["sha256"] and self._records.has_pdf(d["id"])]
@@ -403,3 +397,8 @@ class Library:
             self._records.refresh()
             self.chunks.reconcile(self._records.docs)
             self._synced = time.monotonic()
+
+
+def _outdated(doc: Record) -> bool:
+    """Indexed under an older INDEX_VERSION (a record from before versions has none: 1)."""
+    return (doc.get("index_version") or 1) < INDEX_VERSION
